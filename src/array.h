@@ -1,0 +1,84 @@
+/*
+ * array.h - the lazy array DAG built by the interpreter.
+ *
+ * Each node is one array operation with its shape, dtype and chunk grid known
+ * as soon as it is created (like Dask's _meta); nothing is computed until a
+ * value is needed. Identical nodes are shared (common-subexpression
+ * elimination by hash-consing), except random arrays, which are distinct by
+ * construction. A computed node keeps its value (replicated on every rank).
+ */
+#ifndef TSR_ARRAY_H
+#define TSR_ARRAY_H
+
+#include <stdint.h>
+
+#include "chunks.h"
+
+typedef enum tsr_dtype { TSR_F64 = 0, TSR_F32 = 1 } tsr_dtype;
+
+typedef enum tsr_node_kind {
+  N_RANDOM,  /* normal / uniform over a Philox stream */
+  N_FULL,    /* constant fill (zeros, ones, full, Python numbers) */
+  N_ARANGE,  /* start + step * i */
+  N_UNARY,   /* elementwise f(x) */
+  N_BINARY,  /* elementwise f(x, y) with broadcasting */
+  N_SELECT,  /* indexing and slicing */
+  N_ASTYPE,  /* dtype conversion */
+  N_REDUCE   /* sum/mean/min/max/std/var over all axes or one */
+} tsr_node_kind;
+
+typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
+
+/* Elementwise operations: the ids of the ops table (ops.c) and of kernels. */
+typedef enum tsr_ew_op {
+  EW_NEG, EW_ABS, EW_SQRT, EW_EXP, EW_LOG, EW_SIN, EW_COS, EW_TANH, EW_COPY,
+  EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_POW, EW_MIN, EW_MAX,
+  EW_NOPS
+} tsr_ew_op;
+
+typedef enum tsr_red_kind { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_VAR, RED_STD } tsr_red_kind;
+
+typedef struct tsr_node tsr_node;
+struct tsr_node {
+  tsr_node_kind kind;
+  int op;             /* tsr_ew_op, tsr_random_kind or tsr_red_kind */
+  tsr_dtype dtype;
+  tsr_grid grid;      /* shape and chunks */
+  tsr_node *in[2];    /* operands (NULL when unused) */
+  double a, b;        /* RANDOM: loc/scale or low/high; FULL: value; ARANGE: start/step */
+  uint64_t key;       /* RANDOM: Philox key */
+  uint32_t stream;    /* RANDOM: Philox stream */
+  tsr_axis_sel sel[TSR_MAXDIM * 2]; /* SELECT */
+  int nsel;
+  int axis;           /* REDUCE: -1 for all axes */
+  int keepdims, ddof; /* REDUCE */
+  int id;             /* creation number (stable across ranks) */
+  uint64_t hash;
+  double *value;      /* computed values (row-major), replicated; NULL until computed */
+  tsr_node *next_all; /* list of all nodes, for freeing */
+};
+
+/* Node creation. Each returns TSR_OK and *out, or an error (shape mismatch,
+ * bad chunks ...) with a message; errors are reported against the source by
+ * the interpreter. */
+int tsr_node_random(int kind, double a, double b, uint64_t key, uint32_t stream,
+                    const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt,
+                    tsr_node **out);
+int tsr_node_unary(int op, tsr_node *x, tsr_node **out);
+int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
+int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);
+int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out);
+int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out);
+
+int64_t tsr_node_size(const tsr_node *n);
+static inline int tsr_node_ndim(const tsr_node *n) { return n->grid.ndim; }
+const char *tsr_dtype_name(tsr_dtype dt);
+const char *tsr_ew_name(int op);
+const char *tsr_red_name(int kind);
+
+/* Frees every node created since the last call (end of a job). */
+void tsr_nodes_free_all(void);
+
+#endif

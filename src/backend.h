@@ -1,0 +1,60 @@
+/*
+ * backend.h - the ops table every backend fills (the PETSc interface/impls
+ * pattern): the executor calls these and never a backend's own functions.
+ *
+ * A backend evaluates a fused program (program.h) over boxes of its output
+ * space, either materializing the values or reducing them to partials
+ * (stats.h). The CPU backend lives in src/cpu/, the CUDA backend in src/gpu/.
+ */
+#ifndef TSR_BACKEND_H
+#define TSR_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "program.h"
+#include "stats.h"
+
+/* Called by workers as chunks finish (elements done), for progress lines. */
+typedef void (*tsr_progress_fn)(void *ctx, int64_t elements);
+
+/* One batch of reductions: a program reduced over nchunks boxes of grid.
+ * Partial i (for chunk ids[i]) has out_count[i] stats at out[i]. */
+typedef struct tsr_reduce_batch {
+  const tsr_prog *prog;
+  const tsr_grid *grid;
+  int64_t nchunks;
+  const int64_t *ids;
+  int kind;     /* tsr_red_kind */
+  int axis;     /* -1: all axes */
+  tsr_stat **out;
+  tsr_progress_fn progress;
+  void *progress_ctx;
+} tsr_reduce_batch;
+
+typedef struct tsr_backend_ops {
+  const char *name;
+  /* Nonzero when the backend can run here (devices present, ...). */
+  int (*available)(void);
+  /* Prepares devices, streams, pools for this rank; threads is per rank. */
+  int (*setup)(int threads, size_t mem_limit);
+  void (*teardown)(void);
+  /* Reduces a batch of chunks (the fused hot path). */
+  int (*reduce_chunks)(const tsr_reduce_batch *batch);
+  /* Materializes prog over one box into out (row-major, host memory). */
+  int (*eval_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
+                  double *out);
+  /* Reduces prog over one box into out (count: 1 or the box without axis). */
+  int (*reduce_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
+                    int kind, int axis, tsr_stat *out);
+  /* One line for `tessera info`. */
+  void (*describe)(char *buf, size_t n);
+} tsr_backend_ops;
+
+extern const tsr_backend_ops tsr_cpu_backend;
+extern const tsr_backend_ops tsr_gpu_backend;
+
+/* Elements of the partial of one box: 1, or the box's size without `axis`. */
+int64_t tsr_partial_count(int ndim, const int64_t *extent, int axis);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * exec.h - the planner and executor: lowers a node to chunk tasks, assigns
+ * each chunk to a rank (cyclic over the chunk grid's linear index: every rank
+ * computes the same assignment), runs this rank's share under the memory
+ * budget, and combines partials across ranks in chunk-index order.
+ */
+#ifndef TSR_EXEC_H
+#define TSR_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "array.h"
+#include "backend.h"
+
+typedef struct tsr_exec {
+  const tsr_backend_ops *be;
+  int rank, size;
+  int threads;
+  size_t mem_limit;
+  int no_fuse;
+  int progress;        /* 1 always, 0 never, -1 after a couple of seconds */
+  double compute_s;    /* time spent computing */
+  double comm_s;       /* time spent in collectives */
+  double elements;     /* logical elements evaluated by this rank */
+  int64_t chunks_done; /* chunk tasks run by this rank */
+} tsr_exec;
+
+/* Computes node's values (and first every reduction it depends on); on
+ * return node->value holds all of it on every rank. Collective. */
+int tsr_exec_compute(tsr_exec *ex, tsr_node *node);
+
+/* Owner rank of chunk `linear` among size ranks. */
+static inline int tsr_chunk_owner(int64_t linear, int size) { return (int)(linear % size); }
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * results.c - writes the HDF5 results file (see results.h).
+ *
+ * Only rank 0 calls this, so there is no MPI here. The file is built under
+ * "<path>.tmp-<pid>" (same directory, so rename(2) is atomic) and renamed onto
+ * path only after it has been closed and synced; every failure removes the
+ * temporary, which leaves any older file under path untouched.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "results.h"
+
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Turns a negative HDF5 status into TSR_ERR_IO naming the step, the object
+ * and the file; HDF5's own error stack is silenced, so this is all users see. */
+#define H5_CHECK(expr, what, name, path)                                       \
+  do {                                                                         \
+    if ((expr) < 0)                                                            \
+      return TSR_ERROR(TSR_ERR_IO, "cannot %s '%s' in results file '%s'",      \
+                       (what), (name), (path));                                \
+  } while (0)
+
+static size_t item_count(const tsr_result_item *it) {
+  size_t n = 1;
+  for (int d = 0; d < it->ndim; d++) n *= (size_t)it->shape[d];
+  return n;
+}
+
+/* Catches caller bugs (the CLI builds items) before anything touches disk. */
+static int check_item(const char *path, const tsr_result_item *it, int i) {
+  if (!it->name || !it->name[0] || it->ndim < 0 || it->ndim > H5S_MAX_RANK ||
+      (it->ndim > 0 && !it->shape))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "malformed result item %d for '%s'", i,
+                     path);
+  for (int d = 0; d < it->ndim; d++)
+    if (it->shape[d] < 0)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "negative extent in result '%s'",
+                       it->name);
+  if (!it->data && item_count(it) > 0)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "result '%s' has no data", it->name);
+  return TSR_OK;
+}
+
+/* Duplicates are checked up front so that they never cost a partial file. */
+static int check_items(const char *path, const tsr_result_item *items,
+                       int nitems) {
+  for (int i = 0; i < nitems; i++) {
+    TSR_CHECK(check_item(path, &items[i], i));
+    for (int j = 0; j < i; j++)
+      if (strcmp(items[j].name, items[i].name) == 0)
+        return TSR_ERROR(TSR_ERR_VALUE,
+                         "duplicate result name '%s' for results file '%s'",
+                         items[i].name, path);
+  }
+  return TSR_OK;
+}
+
+static int check_attrs(const char *path, const tsr_attr *attrs, int nattrs) {
+  for (int i = 0; i < nattrs; i++)
+    if (!attrs[i].key || !attrs[i].key[0])
+      return TSR_ERROR(TSR_ERR_INTERNAL, "malformed attribute %d for '%s'", i,
+                       path);
+  return TSR_OK;
+}
+
+/* A scalar dataspace for ndim 0, so readers see a true scalar, not [1]. */
+static hid_t make_space(const tsr_result_item *it) {
+  hsize_t dims[H5S_MAX_RANK];
+  if (it->ndim == 0) return H5Screate(H5S_SCALAR);
+  for (int d = 0; d < it->ndim; d++) dims[d] = (hsize_t)it->shape[d];
+  return H5Screate_simple(it->ndim, dims, NULL);
+}
+
+/* Converts to float ourselves so rounding is plain C semantics, independent
+ * of the HDF5 version's overflow handling. */
+static int write_float32(hid_t dset, const tsr_result_item *it,
+                         const char *path) {
+  size_t n = item_count(it);
+  float *buf;
+  TSR_MALLOC(buf, n * sizeof *buf);
+  for (size_t k = 0; k < n; k++) buf[k] = (float)it->data[k];
+  herr_t st = H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       buf);
+  free(buf);
+  H5_CHECK(st, "write dataset", it->name, path);
+  return TSR_OK;
+}
+
+static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
+  if (item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
+  if (it->is_float32) return write_float32(dset, it, path);
+  H5_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    it->data),
+           "write dataset", it->name, path);
+  return TSR_OK;
+}
+
+static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
+  hid_t space = make_space(it);
+  H5_CHECK(space, "create dataspace for", it->name, path);
+  hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT,
+                          H5P_DEFAULT, H5P_DEFAULT);
+  H5Sclose(space);
+  H5_CHECK(dset, "create dataset", it->name, path);
+  int st = write_data(dset, it, path);
+  herr_t closed = H5Dclose(dset);
+  if (st != TSR_OK) return st;
+  H5_CHECK(closed, "close dataset", it->name, path);
+  return TSR_OK;
+}
+
+/* Variable-length UTF-8 so any text fits without choosing a size. */
+static hid_t make_string_type(void) {
+  hid_t type = H5Tcopy(H5T_C_S1);
+  if (type < 0) return type;
+  if (H5Tset_size(type, H5T_VARIABLE) < 0 ||
+      H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
+    H5Tclose(type);
+    return -1;
+  }
+  return type;
+}
+
+static herr_t write_attr_value(hid_t file, const tsr_attr *a, hid_t space) {
+  hid_t ftype = a->text ? make_string_type() : H5Tcopy(H5T_IEEE_F64LE);
+  if (ftype < 0) return -1;
+  hid_t attr = H5Acreate2(file, a->key, ftype, space, H5P_DEFAULT,
+                          H5P_DEFAULT);
+  herr_t st = -1;
+  if (attr >= 0) {
+    st = a->text ? H5Awrite(attr, ftype, &a->text)
+                 : H5Awrite(attr, H5T_NATIVE_DOUBLE, &a->number);
+    if (H5Aclose(attr) < 0) st = -1;
+  }
+  H5Tclose(ftype);
+  return st;
+}
+
+static int write_attr(hid_t file, const tsr_attr *a, const char *path) {
+  hid_t space = H5Screate(H5S_SCALAR);
+  H5_CHECK(space, "create dataspace for attribute", a->key, path);
+  herr_t st = write_attr_value(file, a, space);
+  H5Sclose(space);
+  H5_CHECK(st, "write attribute", a->key, path);
+  return TSR_OK;
+}
+
+static int write_contents(hid_t file, const char *path,
+                          const tsr_result_item *items, int nitems,
+                          const tsr_attr *attrs, int nattrs) {
+  for (int i = 0; i < nitems; i++) TSR_CHECK(write_item(file, &items[i], path));
+  for (int i = 0; i < nattrs; i++) TSR_CHECK(write_attr(file, &attrs[i], path));
+  return TSR_OK;
+}
+
+static int io_error(const char *path, int err) {
+  return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s': %s", path,
+                   strerror(err));
+}
+
+/* Claims the temporary name with O_EXCL first: it gives an exact errno for
+ * the common failures (missing directory, no permission), which HDF5 hides. */
+static int reserve_tmp(const char *path, const char *tmp) {
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0) return io_error(path, errno);
+  close(fd);
+  return TSR_OK;
+}
+
+/* Writes the complete HDF5 file under tmp, which reserve_tmp created. */
+static int write_tmp(const char *path, const char *tmp,
+                     const tsr_result_item *items, int nitems,
+                     const tsr_attr *attrs, int nattrs) {
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0)
+    return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s'", path);
+  int st = write_contents(file, path, items, nitems, attrs, nattrs);
+  herr_t closed = H5Fclose(file);
+  if (st != TSR_OK) return st;
+  if (closed < 0)
+    return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+  return TSR_OK;
+}
+
+/* Without fsync a crash just after the rename could leave an empty file
+ * under the final name on some file systems. */
+static int sync_file(const char *path, const char *tmp) {
+  int fd = open(tmp, O_RDONLY);
+  if (fd < 0) return io_error(path, errno);
+  int rc = fsync(fd);
+  int err = errno;
+  close(fd);
+  return rc < 0 ? io_error(path, err) : TSR_OK;
+}
+
+static int write_and_rename(const char *path, const char *tmp,
+                            const tsr_result_item *items, int nitems,
+                            const tsr_attr *attrs, int nattrs) {
+  TSR_CHECK(write_tmp(path, tmp, items, nitems, attrs, nattrs));
+  TSR_CHECK(sync_file(path, tmp));
+  if (rename(tmp, path) < 0) return io_error(path, errno);
+  return TSR_OK;
+}
+
+int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
+                      const tsr_attr *attrs, int nattrs) {
+  if (!path || !path[0] || nitems < 0 || nattrs < 0)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "bad arguments to tsr_results_write");
+  TSR_CHECK(check_items(path, items, nitems));
+  TSR_CHECK(check_attrs(path, attrs, nattrs));
+  size_t len = strlen(path) + 32;
+  char *tmp;
+  TSR_MALLOC(tmp, len);
+  snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
+  int st = reserve_tmp(path, tmp);
+  if (st == TSR_OK) {
+    H5E_auto2_t old_func;
+    void *old_data;
+    H5Eget_auto2(H5E_DEFAULT, &old_func, &old_data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    st = write_and_rename(path, tmp, items, nitems, attrs, nattrs);
+    H5Eset_auto2(H5E_DEFAULT, old_func, old_data);
+    if (st != TSR_OK) unlink(tmp);
+  }
+  free(tmp);
+  return st;
+}

@@ -1,0 +1,34 @@
+/*
+ * results.h - the results file of `tessera run -o FILE.h5`.
+ *
+ * Rank 0 writes every small top-level value of a job as a dataset of that
+ * name, plus provenance attributes on the root group. The file is written
+ * under a temporary name in the same directory and renamed only when complete,
+ * so a failed run never leaves a file under the final name.
+ */
+#ifndef TSR_RESULTS_H
+#define TSR_RESULTS_H
+
+#include <stdint.h>
+
+typedef struct tsr_result_item {
+  const char *name;      /* dataset name (a job variable name) */
+  int ndim;              /* 0 for a scalar */
+  const int64_t *shape;  /* ndim entries */
+  int is_float32;        /* store as float32 (data is converted) */
+  const double *data;    /* row-major values */
+} tsr_result_item;
+
+typedef struct tsr_attr {
+  const char *key;
+  const char *text;      /* string attribute when non-NULL ... */
+  double number;         /* ... else a float64 attribute */
+} tsr_attr;
+
+/* Writes items and root attributes to path (through path's temporary name).
+ * Fails with TSR_ERR_IO naming the file when it cannot be written; then no
+ * file is left under either name. */
+int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
+                      const tsr_attr *attrs, int nattrs);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * comm.c - MPI implementation of comm.h. Every MPI call goes through
+ * MPI_CHECK so a failure becomes a tessera error with the MPI message.
+ */
+#include "comm.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+
+#define MPI_CHECK(call)                                                        \
+  do {                                                                         \
+    int mpi_rc_ = (call);                                                      \
+    if (mpi_rc_ != MPI_SUCCESS) {                                              \
+      char mpi_msg_[MPI_MAX_ERROR_STRING];                                     \
+      int mpi_len_ = 0;                                                        \
+      MPI_Error_string(mpi_rc_, mpi_msg_, &mpi_len_);                          \
+      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, mpi_msg_);        \
+    }                                                                          \
+  } while (0)
+
+static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
+
+int tsr_comm_init(int *argc, char ***argv) {
+  int inited = 0;
+  MPI_CHECK(MPI_Initialized(&inited));
+  if (!inited) {
+    int provided;
+    MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+    started_mpi = 1;
+  }
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  MPI_Comm node;
+  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
+                                MPI_INFO_NULL, &node));
+  MPI_CHECK(MPI_Comm_rank(node, &local_rank));
+  MPI_CHECK(MPI_Comm_size(node, &local_size));
+  MPI_Comm_free(&node);
+  return TSR_OK;
+}
+
+void tsr_comm_finalize(void) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (started_mpi && !finalized) MPI_Finalize();
+}
+
+void tsr_comm_abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  exit(code);
+}
+
+int tsr_comm_rank(void) { return world_rank; }
+int tsr_comm_size(void) { return world_size; }
+int tsr_comm_local_rank(void) { return local_rank; }
+int tsr_comm_local_size(void) { return local_size; }
+double tsr_comm_time(void) { return MPI_Wtime(); }
+
+/* MPI counts are int: large exchanges travel as MPI_BYTE in pieces counted
+ * in a contiguous type of this many bytes. */
+static int displacements(const size_t *n, int size, int **counts, int **displs, size_t *total) {
+  TSR_MALLOC(*counts, sizeof(int) * (size_t)size);
+  TSR_MALLOC(*displs, sizeof(int) * (size_t)size);
+  size_t t = 0;
+  for (int r = 0; r < size; r++) {
+    if (n[r] > (size_t)0x7fffffff || t > (size_t)0x7fffffff)
+      return TSR_ERROR(TSR_ERR_COMM, "exchange of %zu bytes exceeds what one MPI call moves", t + n[r]);
+    (*counts)[r] = (int)n[r];
+    (*displs)[r] = (int)t;
+    t += n[r];
+  }
+  *total = t;
+  return TSR_OK;
+}
+
+int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t **counts) {
+  unsigned long long mine = nbytes;
+  unsigned long long *each;
+  TSR_MALLOC(each, sizeof(*each) * (size_t)world_size);
+  MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG,
+                          MPI_COMM_WORLD));
+  TSR_MALLOC(*counts, sizeof(size_t) * (size_t)world_size);
+  for (int r = 0; r < world_size; r++) (*counts)[r] = (size_t)each[r];
+  free(each);
+  int *rc, *rd;
+  size_t total;
+  TSR_CHECK(displacements(*counts, world_size, &rc, &rd, &total));
+  TSR_MALLOC(*all, total);
+  int st = MPI_Allgatherv(send, (int)nbytes, MPI_BYTE, *all, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+  free(rc);
+  free(rd);
+  if (st != MPI_SUCCESS) return TSR_ERROR(TSR_ERR_COMM, "MPI_Allgatherv failed");
+  return TSR_OK;
+}
+
+int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv, size_t **recvn) {
+  int size = world_size;
+  unsigned long long *sn, *rn;
+  TSR_MALLOC(sn, sizeof(*sn) * (size_t)size);
+  TSR_MALLOC(rn, sizeof(*rn) * (size_t)size);
+  for (int r = 0; r < size; r++) sn[r] = sendn[r];
+  MPI_CHECK(MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG,
+                         MPI_COMM_WORLD));
+  TSR_MALLOC(*recvn, sizeof(size_t) * (size_t)size);
+  for (int r = 0; r < size; r++) (*recvn)[r] = (size_t)rn[r];
+  free(sn);
+  free(rn);
+  int *sc, *sd, *rc, *rd;
+  size_t stotal, rtotal;
+  TSR_CHECK(displacements(sendn, size, &sc, &sd, &stotal));
+  TSR_CHECK(displacements(*recvn, size, &rc, &rd, &rtotal));
+  char *sbuf;
+  TSR_MALLOC(sbuf, stotal);
+  for (int r = 0; r < size; r++)
+    if (sendn[r]) memcpy(sbuf + sd[r], send[r], sendn[r]);
+  TSR_MALLOC(*recv, rtotal);
+  int st = MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+  free(sbuf);
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+  if (st != MPI_SUCCESS) return TSR_ERROR(TSR_ERR_COMM, "MPI_Alltoallv failed");
+  return TSR_OK;
+}
+
+int tsr_comm_max_int(int v, int *out) {
+  MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  return TSR_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * comm.h - communication layer: MPI setup, node-local ranks and the few
+ * collectives the executor needs, all on host buffers (the GPU backend adds
+ * NCCL for device buffers behind the same calls).
+ */
+#ifndef TSR_COMM_H
+#define TSR_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int tsr_comm_init(int *argc, char ***argv);
+void tsr_comm_finalize(void);
+/* Ends every rank at once: for failures on one rank only. Does not return. */
+void tsr_comm_abort(int code);
+
+int tsr_comm_rank(void);
+int tsr_comm_size(void);
+int tsr_comm_local_rank(void); /* rank among the ranks of this node */
+int tsr_comm_local_size(void);
+
+/* Every rank contributes nbytes (may differ); every rank receives the
+ * concatenation in rank order in *all (malloc'ed; caller frees) with
+ * per-rank byte counts in counts[size] (malloc'ed). */
+int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t **counts);
+
+/* Personalized exchange: send[d] holds sendn[d] bytes for rank d; on return
+ * *recv holds what every rank sent here, in rank order, recvn[r] bytes from r. */
+int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv, size_t **recvn);
+
+/* Maximum of v over all ranks (used to agree on failure). */
+int tsr_comm_max_int(int v, int *out);
+
+double tsr_comm_time(void);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * stats.h - partial results of reductions and their deterministic combination.
+ *
+ * Every reduction is computed as partials (per row segment, per chunk) that
+ * are combined in a fixed order: segments in row order inside a chunk, chunks
+ * in chunk-index order across the array. The order depends only on the
+ * chunking, never on threads or ranks, so results are bitwise reproducible.
+ * var/std use counts, means and sums of squared deviations (Chan et al.),
+ * which stay accurate where sum-of-squares formulas cancel.
+ */
+#ifndef TSR_STATS_H
+#define TSR_STATS_H
+
+#include <stdint.h>
+
+typedef struct tsr_stat {
+  double n; /* element count */
+  double a; /* sum (sum, mean), extreme (min, max) or mean (var, std) */
+  double b; /* sum of squared deviations (var, std) */
+} tsr_stat;
+
+/* The empty partial (n = 0) of a reduction kind. */
+tsr_stat tsr_stat_empty(int kind);
+
+/* Partial of len values, in a fixed order. */
+tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len);
+
+/* acc = acc followed by s (order matters for floating point). */
+void tsr_stat_merge(int kind, tsr_stat *acc, const tsr_stat *s);
+
+/* Adds one value x to each of len running partials acc[i] (reductions along a
+ * non-contiguous axis). */
+void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len);
+
+/* Pairwise combination of n ordered partials. */
+tsr_stat tsr_stat_combine(int kind, const tsr_stat *parts, int64_t n);
+
+/* Final value: sum, mean, extreme, variance with ddof, or its square root. */
+double tsr_stat_finish(int kind, const tsr_stat *s, int ddof);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * tessera.h - public API of libtessera.
+ *
+ * A program (the `tessera` CLI, or a user's C code) initializes a session on
+ * every MPI rank, runs job text or evaluates one expression, and finalizes.
+ * Every rank calls the same functions with the same arguments; each builds the
+ * same plan and runs its own share of the chunks.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TSR_VERSION "0.1.0"
+
+typedef enum tsr_backend_kind { TSR_BACKEND_AUTO, TSR_BACKEND_CPU, TSR_BACKEND_CUDA } tsr_backend_kind;
+
+typedef struct tsr_options {
+  tsr_backend_kind backend; /* auto: cuda when built and GPUs are visible, else cpu */
+  size_t mem_limit;         /* bytes per rank for chunk buffers; 0 = default */
+  int no_fuse;              /* materialize every intermediate chunk */
+  int quiet;                /* no progress or timing lines */
+  int progress;             /* 1: always, 0: never, -1: when a run is long */
+  int threads;              /* OpenMP threads per rank; 0 = default */
+  uint64_t seed;            /* job seed: the Philox key of every random array */
+  const char *output;       /* results file (-o) or NULL */
+  int gpus_shared;          /* allow several ranks per GPU */
+} tsr_options;
+
+/* Sets defaults (auto backend, default memory limit, seed 0, ...). */
+void tsr_options_default(tsr_options *opt);
+
+/* Starts MPI (or joins an already initialized MPI) and installs the
+ * interrupt handler. Returns 0 or a tsr_status. */
+int tsr_init(int *argc, char ***argv);
+
+/* Ends MPI if tsr_init started it. */
+void tsr_finalize(void);
+
+/* Rank and size of the world communicator. */
+int tsr_rank(void);
+int tsr_size(void);
+
+/* Runs a job (name is used in messages): prints small top-level values on
+ * rank 0 to out and, when opt->output is set, writes the results file.
+ * Returns 0 or a tsr_status; tsr_error_message() says what went wrong. */
+int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE *out);
+
+/* Evaluates one expression and prints its value alone to out (rank 0). */
+int tsr_eval(const tsr_options *opt, const char *expr, FILE *out);
+
+/* Writes the build and runtime description (`tessera info`) to out. */
+void tsr_info(FILE *out);
+
+/* Message and status of the last failure. */
+const char *tsr_error_message(void);
+int tsr_error_code(void);
+
+#endif
