@@ -203,6 +203,13 @@ const char *tsr_red_name(int kind) {
   return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
 }
 
+void tsr_nodes_clear_values(void) {
+  for (tsr_node *n = all_nodes; n; n = n->next_all) {
+    free(n->value);
+    n->value = NULL;
+  }
+}
+
 void tsr_nodes_free_all(void) {
   while (all_nodes) {
     tsr_node *n = all_nodes;

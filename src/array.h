@@ -78,6 +78,9 @@ const char *tsr_dtype_name(tsr_dtype dt);
 const char *tsr_ew_name(int op);
 const char *tsr_red_name(int kind);
 
+/* Forgets every computed value (benchmark repeats recompute from scratch). */
+void tsr_nodes_clear_values(void);
+
 /* Frees every node created since the last call (end of a job). */
 void tsr_nodes_free_all(void);
 

@@ -32,12 +32,19 @@ typedef struct tsr_reduce_batch {
   void *progress_ctx;
 } tsr_reduce_batch;
 
+/* What a backend is told at setup. */
+typedef struct tsr_backend_config {
+  int threads;      /* CPU threads per rank */
+  size_t mem_limit; /* bytes per rank (device memory for GPU backends) */
+  int gpus_shared;  /* several ranks may share one GPU */
+} tsr_backend_config;
+
 typedef struct tsr_backend_ops {
   const char *name;
   /* Nonzero when the backend can run here (devices present, ...). */
   int (*available)(void);
-  /* Prepares devices, streams, pools for this rank; threads is per rank. */
-  int (*setup)(int threads, size_t mem_limit);
+  /* Prepares devices, streams, pools for this rank. */
+  int (*setup)(const tsr_backend_config *cfg);
   void (*teardown)(void);
   /* Reduces a batch of chunks (the fused hot path). */
   int (*reduce_chunks)(const tsr_reduce_batch *batch);

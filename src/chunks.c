@@ -229,8 +229,8 @@ static void auto_sizes(int ndim, const int64_t *shape, size_t itemsize, size_t t
                        int64_t *chunk) {
   int free_axes[TSR_MAXDIM], nfree = 0;
   int64_t budget = (int64_t)(target / itemsize > INT64_MAX ? INT64_MAX : target / itemsize);
+  for (int a = 0; a < ndim; a++) chunk[a] = shape[a];
   for (int a = 0; a < ndim; a++) {
-    chunk[a] = shape[a];
     if (shape[a] == 0) return; /* no bytes at all: everything whole, as Dask does */
     free_axes[nfree++] = a;
   }

@@ -565,6 +565,25 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   return TSR_OK;
 }
 
+/* Finds, before any work, a --no-fuse chunk that cannot fit the budget. */
+static int check_node(const tsr_exec *ex, const tsr_node *n) {
+  if (n->value) return TSR_OK;
+  for (int i = 0; i < 2; i++)
+    if (n->in[i]) TSR_CHECK(check_node(ex, n->in[i]));
+  int threads;
+  if (ex->no_fuse && n->kind == N_REDUCE) return unfused_threads(ex, n->in[0], &threads);
+  return TSR_OK;
+}
+
+int tsr_exec_check(const tsr_exec *ex, const tsr_node *node) {
+  TSR_CHECK(check_node(ex, node));
+  if (ex->no_fuse && node->kind != N_REDUCE && !node->value) {
+    int threads;
+    return unfused_threads(ex, node, &threads);
+  }
+  return TSR_OK;
+}
+
 int tsr_exec_compute(tsr_exec *ex, tsr_node *node) {
   TSR_CHECK(compute_dependencies(ex, node));
   if (node->value) return TSR_OK;

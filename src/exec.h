@@ -30,6 +30,10 @@ typedef struct tsr_exec {
  * return node->value holds all of it on every rank. Collective. */
 int tsr_exec_compute(tsr_exec *ex, tsr_node *node);
 
+/* Checks, before any work, that node can be computed within the memory
+ * budget (collective errors: every rank finds the same). */
+int tsr_exec_check(const tsr_exec *ex, const tsr_node *node);
+
 /* Owner rank of chunk `linear` among size ranks. */
 static inline int tsr_chunk_owner(int64_t linear, int size) { return (int)(linear % size); }
 

@@ -33,6 +33,8 @@ static const char *usage_main =
     "  --seed=N               job seed: the Philox key of every random array (default 0)\n"
     "  --progress             always show progress (default: after 2 s, on rank 0)\n"
     "  --quiet                no progress or timing lines on stderr\n"
+    "  --repeat=N             eval: compute N times from scratch, timing each run\n"
+    "                         (benchmarks; the first run includes warm-up)\n"
     "  --gpus-shared          allow several ranks per GPU\n"
     "  -h, --help             this help (also: tessera COMMAND --help)\n"
     "  -V, --version          version\n"
@@ -129,6 +131,9 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
   } else if ((v = option_value(argc, argv, i, "--threads"))) {
     if (parse_uint(v, &u) || u == 0 || u > 4096) return usage_error("bad --threads '%s'", v);
     c->opt.threads = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--repeat"))) {
+    if (parse_uint(v, &u) || u == 0 || u > 64) return usage_error("bad --repeat '%s': use 1 to 64", v);
+    c->opt.repeat = (int)u;
   } else if ((v = option_value(argc, argv, i, "--seed"))) {
     if (parse_uint(v, &u)) return usage_error("bad --seed '%s': use a non-negative integer", v);
     c->opt.seed = u;

@@ -5,6 +5,9 @@
  * ranks, so a user error is found by every rank at once, before heavy work.
  */
 #define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
@@ -33,6 +36,7 @@ void tsr_options_default(tsr_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->backend = TSR_BACKEND_AUTO;
   opt->progress = -1;
+  opt->gpus_shared = getenv("TESSERA_GPUS_SHARED") != NULL; /* for test suites on GPU nodes */
 }
 
 int tsr_init(int *argc, char ***argv) {
@@ -98,13 +102,21 @@ static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
                                  : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
-  return ex->be->setup(ex->threads, ex->mem_limit);
+  tsr_backend_config cfg = {ex->threads, opt->mem_limit, opt->gpus_shared};
+  return ex->be->setup(&cfg);
 }
 
 /* ---- what to compute ---------------------------------------------------- */
 
 static int is_small(const tsr_value *v) {
   return v->kind != V_ARRAY || tsr_node_size(v->arr) <= SMALL_ELEMS;
+}
+
+static int check_value(const tsr_exec *ex, const tsr_value *v) {
+  if (v->kind == V_ARRAY) return tsr_exec_check(ex, v->arr);
+  for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
+    TSR_CHECK(check_value(ex, &v->items[i]));
+  return TSR_OK;
 }
 
 static int compute_value(tsr_exec *ex, tsr_value *v) {
@@ -209,6 +221,8 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
 
 static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
   double t0 = tsr_comm_time();
+  for (int i = 0; i < ip->nnames; i++)
+    if (is_small(&ip->names[i].value)) TSR_CHECK(check_value(ex, &ip->names[i].value));
   for (int i = 0; i < ip->nnames; i++) {
     tsr_value *v = &ip->names[i].value;
     if (is_small(v)) TSR_CHECK(compute_value(ex, v));
@@ -249,8 +263,23 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   return st;
 }
 
+/* Computes v (repeat times for benchmarks: each time from scratch, after a
+ * barrier) and returns the compute time of each run in times[]. */
+static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times) {
+  for (int r = 0; r < repeat; r++) {
+    tsr_nodes_clear_values();
+    TSR_CHECK(tsr_comm_barrier());
+    double t0 = tsr_comm_time();
+    TSR_CHECK(compute_value(ex, v));
+    TSR_CHECK(tsr_comm_barrier());
+    times[r] = tsr_comm_time() - t0;
+  }
+  return TSR_OK;
+}
+
 int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
-  double t0 = tsr_comm_time();
+  double t0 = tsr_comm_time(), times[64];
+  int repeat = opt->repeat > 0 ? (opt->repeat < 64 ? opt->repeat : 64) : 1;
   timings t = {0};
   tsr_source src = {"<eval>", expr};
   ast_node *e;
@@ -265,14 +294,19 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
                           "the result has %lld elements; eval prints at most %lld: reduce or slice it",
                           (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
   if (st == TSR_OK) st = exec_setup(opt, &ex);
-  if (st == TSR_OK) st = compute_value(&ex, &v);
-  t.compute = tsr_comm_time() - t0 - (st == TSR_OK ? ex.comm_s : 0);
-  t.comm = st == TSR_OK ? ex.comm_s : 0;
+  if (st == TSR_OK) st = check_value(&ex, &v);
+  t.parse = tsr_comm_time() - t0;
+  if (st == TSR_OK) st = compute_timed(&ex, &v, repeat, times);
+  t.comm = st == TSR_OK ? ex.comm_s / repeat : 0;
+  if (st == TSR_OK) ex.elements /= repeat;
+  t.compute = st == TSR_OK ? times[repeat - 1] - t.comm : 0;
   t.total = tsr_comm_time() - t0;
   if (st == TSR_OK && ex.rank == 0) {
     tsr_value_print(out, &v);
     fputc('\n', out);
     fflush(out);
+    for (int r = 0; r < repeat && repeat > 1 && !opt->quiet; r++)
+      fprintf(stderr, "tessera: run %d of %d: %.6f s\n", r + 1, repeat, times[r]);
     if (!opt->quiet) print_summary(&ex, &t);
   }
   tsr_interp_free(&ip);

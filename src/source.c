@@ -146,7 +146,8 @@ const char *tsr_nearest_name(const char *word, const char *const *candidates,
   if (!word)
     return NULL;
   int wlen = (int)strlen(word);
-  int limit = wlen / 3 > 1 ? wlen / 3 : 1;
+  /* One edit in a name of one or two letters makes it another word, not a typo. */
+  int limit = wlen <= 2 ? 0 : (wlen / 3 > 1 ? wlen / 3 : 1);
   const char *best = NULL;
   int best_d = limit + 1;
   for (int i = 0; i < n; i++) {

@@ -8,10 +8,9 @@
 #include <math.h>
 
 #include "array.h"
+#include "stats_merge.h"
 
 #define LANES 8
-
-static int is_moment(int kind) { return kind == RED_VAR || kind == RED_STD; }
 
 tsr_stat tsr_stat_empty(int kind) {
   tsr_stat s = {0.0, 0.0, 0.0};
@@ -75,26 +74,7 @@ tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len) {
 }
 
 void tsr_stat_merge(int kind, tsr_stat *acc, const tsr_stat *s) {
-  if (s->n == 0) return;
-  if (acc->n == 0) {
-    *acc = *s;
-    return;
-  }
-  double n = acc->n + s->n;
-  if (kind == RED_MIN || kind == RED_MAX) {
-    double x = acc->a, y = s->a;
-    if (x != x || y != y)
-      acc->a = NAN;
-    else
-      acc->a = kind == RED_MAX ? (y > x ? y : x) : (y < x ? y : x);
-  } else if (is_moment(kind)) {
-    double delta = s->a - acc->a;
-    acc->a += delta * (s->n / n);
-    acc->b += s->b + delta * delta * (acc->n * s->n / n);
-  } else {
-    acc->a += s->a;
-  }
-  acc->n = n;
+  tsr_stat_merge_inline(kind, acc, s);
 }
 
 void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len) {

@@ -27,6 +27,7 @@ typedef struct tsr_options {
   uint64_t seed;            /* job seed: the Philox key of every random array */
   const char *output;       /* results file (-o) or NULL */
   int gpus_shared;          /* allow several ranks per GPU */
+  int repeat;               /* eval: compute this many times, timing each (benchmarks) */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */

@@ -1,0 +1,168 @@
+# lib.sh - shared helpers of the shell tests; every tests/*.sh sources it.
+#
+# The programs come from the environment that `make check` sets
+# (AM_TESTS_ENVIRONMENT in Makefile.am): TESSERA, MPIEXEC, H5READ, srcdir.
+# The defaults below let a test be run by hand from the build directory:
+#     sh /path/to/src/tests/closed_forms.sh
+# Exit codes follow Automake: 0 pass, 1 fail, 77 skip.
+
+set -eu
+
+: "${TESSERA:=./tessera}"
+: "${MPIEXEC:=mpiexec}"
+: "${H5READ:=tests/h5read}"
+if [ -z "${srcdir:-}" ]; then
+  srcdir=$(cd "$(dirname "$0")/.." && pwd)
+fi
+
+# Absolute paths, because tests work inside their own temporary directory.
+abspath() {
+  case $1 in
+  /*) printf '%s\n' "$1" ;;
+  */*) printf '%s/%s\n' "$(pwd)" "$1" ;;
+  *) command -v "$1" 2>/dev/null || printf '%s\n' "$1" ;;
+  esac
+}
+TESSERA=$(abspath "$TESSERA")
+H5READ=$(abspath "$H5READ")
+srcdir=$(cd "$srcdir" && pwd)
+export TESSERA MPIEXEC H5READ srcdir
+
+# Open MPI's singleton start (a tessera run without mpirun) spawns a helper
+# daemon unless told not to; isolated start halves the cost of each of the
+# many small runs below and changes nothing tessera computes. cli_basics.sh
+# runs one singleton without it.
+: "${OMPI_MCA_ess_singleton_isolated:=1}"
+export OMPI_MCA_ess_singleton_isolated
+
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tessera-$TEST_NAME.XXXXXX")
+BG_PIDS=""
+
+cleanup() {
+  for p in $BG_PIDS; do kill -KILL "$p" 2>/dev/null || true; done
+  cd /
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+cd "$TMP"
+
+# ---- reporting --------------------------------------------------------------
+
+note() { printf '# %s\n' "$*"; }
+
+fail() {
+  printf 'FAIL: %s: %s\n' "$TEST_NAME" "$*" >&2
+  exit 1
+}
+
+skip() {
+  printf 'SKIP: %s: %s\n' "$TEST_NAME" "$*"
+  exit 77
+}
+
+# Failures that should not stop the test at once (so that one run reports
+# every broken case); call finish at the end.
+FAILURES=0
+soft_fail() {
+  printf 'FAIL: %s: %s\n' "$TEST_NAME" "$*" >&2
+  FAILURES=$((FAILURES + 1))
+}
+finish() {
+  if [ "$FAILURES" -ne 0 ]; then
+    printf 'FAIL: %s: %d failed check(s)\n' "$TEST_NAME" "$FAILURES" >&2
+    exit 1
+  fi
+  printf 'PASS: %s\n' "$TEST_NAME"
+  exit 0
+}
+
+# ---- running tessera ------------------------------------------------------
+
+# tsr ARGS...: the program alone (an MPI singleton), without timing lines.
+tsr() { "$TESSERA" --quiet "$@"; }
+
+# mpi_run K CMD ARGS...: CMD on K ranks of this host. One OpenMP thread per
+# rank unless OMP_NUM_THREADS is set, so that K ranks on 2 cores stay fair.
+mpi_run() {
+  _np=$1
+  shift
+  _flags="-np $_np"
+  if "$MPIEXEC" --version 2>&1 | grep -q -e 'Open MPI' -e OpenRTE; then
+    _flags="$_flags --oversubscribe --bind-to none"
+    if [ "$(id -u)" = 0 ]; then
+      OMPI_ALLOW_RUN_AS_ROOT=1
+      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+    fi
+  fi
+  # shellcheck disable=SC2086
+  OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$MPIEXEC" $_flags "$@"
+}
+
+# mpi_tsr K ARGS...: tessera --quiet on K ranks.
+mpi_tsr() {
+  _np=$1
+  shift
+  mpi_run "$_np" "$TESSERA" --quiet "$@"
+}
+
+# capture OUT ERR CMD ARGS...: runs CMD with stdout in OUT and stderr in
+# ERR, and sets RC to its exit status (set -e does not stop on failure).
+capture() {
+  _out=$1 _err=$2
+  shift 2
+  set +e
+  "$@" >"$_out" 2>"$_err"
+  RC=$?
+  set -e
+}
+
+need_python() { command -v python3 >/dev/null 2>&1; }
+
+# ---- comparing ------------------------------------------------------------
+
+# expect_eq ACTUAL EXPECTED [WHAT]: identical text.
+expect_eq() {
+  [ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+# is_close A B RELTOL: true when |A - B| <= RELTOL * max(|A|, |B|); equal text
+# (nan, inf) counts as close, and so do two zeros.
+is_close() {
+  [ "$1" = "$2" ] && return 0
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {
+    if (a !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) exit 1
+    if (b !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/) exit 1
+    a += 0; b += 0
+    d = a - b; if (d < 0) d = -d
+    m = a < 0 ? -a : a; mb = b < 0 ? -b : b; if (mb > m) m = mb
+    exit !(d <= t * m)
+  }'
+}
+
+# expect_close ACTUAL EXPECTED RELTOL [WHAT]
+expect_close() {
+  is_close "$1" "$2" "$3" || fail "${4:-value}: got '$1', expected '$2' (relative tolerance $3)"
+}
+
+# expect_abs ACTUAL EXPECTED ABSTOL [WHAT]: |ACTUAL - EXPECTED| <= ABSTOL.
+expect_abs() {
+  awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }' ||
+    fail "${4:-value}: got '$1', expected '$2' within $3"
+}
+
+# ---- job output -------------------------------------------------------------
+
+# value_of NAME FILE: the text after "NAME = " in tessera run output (one line).
+value_of() {
+  _v=$(sed -n "s/^$1 = //p" "$2")
+  [ -n "$_v" ] || fail "no line '$1 = ...' in output: $(cat "$2")"
+  printf '%s\n' "$_v"
+}
+
+# array_tokens FILE: the numbers of a NumPy-style printed array, one a line.
+array_tokens() {
+  tr -d '[]' <"$1" | tr -s ' \n' '\n\n' | sed '/^$/d'
+}

@@ -328,9 +328,8 @@ static int cpu_reduce_chunks(const tsr_reduce_batch *b) {
 }
 
 static int cpu_available(void) { return 1; }
-static int cpu_setup(int threads, size_t mem_limit) {
-  (void)mem_limit;
-  if (threads > 0) omp_set_num_threads(threads);
+static int cpu_setup(const tsr_backend_config *cfg) {
+  if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
   return TSR_OK;
 }
 static void cpu_teardown(void) {}

@@ -3,15 +3,17 @@
  * a usable CUDA backend: it reports itself unavailable, so `--backend=auto`
  * falls back to the CPU and `--backend=cuda` fails with a clear message.
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stdio.h>
 
 #include "../backend.h"
 #include "../error.h"
 
 static int gpu_available(void) { return 0; }
-static int gpu_setup(int threads, size_t mem_limit) {
-  (void)threads;
-  (void)mem_limit;
+static int gpu_setup(const tsr_backend_config *cfg) {
+  (void)cfg;
   return TSR_ERROR(TSR_ERR_BACKEND, "the cuda backend is not built");
 }
 static void gpu_teardown(void) {}

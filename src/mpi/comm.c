@@ -132,3 +132,8 @@ int tsr_comm_max_int(int v, int *out) {
   MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   return TSR_OK;
 }
+
+int tsr_comm_barrier(void) {
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return TSR_OK;
+}

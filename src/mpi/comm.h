@@ -31,6 +31,8 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
 /* Maximum of v over all ranks (used to agree on failure). */
 int tsr_comm_max_int(int v, int *out);
 
+int tsr_comm_barrier(void);
+
 double tsr_comm_time(void);
 
 #endif

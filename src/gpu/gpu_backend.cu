@@ -1,0 +1,563 @@
+/*
+ * gpu_backend.cu - the CUDA backend: fused programs evaluated on the GPU.
+ *
+ * A program (program.h) travels to the device by value as a kernel argument
+ * (it lives in the constant bank, read uniformly by every thread) and is
+ * interpreted per element: the instruction loop is the same for all threads,
+ * so it costs no divergence, and generation (Philox + log + sincos) dominates.
+ * Random values use cuRAND's curand_Philox4x32_10 and tessera's own log and
+ * sincos (rngmath.h), so they have the bits of the CPU backend.
+ *
+ * Reductions are deterministic: a chunk is split into a number of blocks that
+ * depends only on its size; each thread accumulates a fixed set of elements
+ * in order, blocks reduce with a fixed shared-memory tree, and the host
+ * combines block partials in order. The result is independent of the GPU
+ * model, the GPU count and the rank count.
+ */
+#include <cuda_runtime.h>
+#include <curand_philox4x32_x.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "../backend.h"
+#include "../error.h"
+#include "../mpi/comm.h"
+#include "../rngmath.h"
+#include "../stats_merge.h"
+}
+
+#define CUDA_CHECK(call)                                                       \
+  do {                                                                         \
+    cudaError_t cuda_rc_ = (call);                                             \
+    if (cuda_rc_ != cudaSuccess)                                               \
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s failed: %s", #call,                \
+                       cudaGetErrorString(cuda_rc_));                          \
+  } while (0)
+
+#define MAX_LEAVES 8
+#define MAX_INSTR 32
+#define MAX_REGS 40
+#define THREADS 256
+
+/* ---- the program as the device sees it ----------------------------------- */
+
+struct dchunks { /* materialized input chunks (--no-fuse), staged to the device */
+  int n;
+  long long start[8][TSR_MAXDIM], extent[8][TSR_MAXDIM];
+  const double *data[8];
+};
+
+struct dleaf {
+  int kind, rng, round_f32, base_ndim;
+  uint32_t k0, k1, stream;
+  double a, b;
+  long long e_const, e_coef[TSR_MAXDIM];
+  int axis_of[TSR_MAXDIM];
+  long long off[TSR_MAXDIM], step[TSR_MAXDIM];
+  const double *data;
+  const dchunks *chunks; /* device copy */
+};
+
+struct dinstr {
+  int kind, op, round_f32, dst, x, y;
+};
+
+struct dprog {
+  int ndim, nleaves, ninstr, result;
+  dleaf leaf[MAX_LEAVES];
+  dinstr code[MAX_INSTR];
+  int reg_const[MAX_REGS];
+  double reg_value[MAX_REGS];
+};
+
+struct dbox {
+  long long start[TSR_MAXDIM], extent[TSR_MAXDIM];
+};
+
+static int device_id = -1;
+static size_t device_mem_limit; /* bytes of device memory this rank may use */
+
+/* ---- device code --------------------------------------------------------- */
+
+__device__ static inline double u01(unsigned lo, unsigned hi) {
+  unsigned long long v = ((((unsigned long long)hi << 32) | lo) >> 11) + 1;
+  return (double)v * 0x1p-53;
+}
+
+__device__ static double random_value(const dleaf &l, long long e) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  if (l.rng == RNG_UNIFORM) {
+    double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
+    return l.a + (l.b - l.a) * u;
+  }
+  double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
+  double s, c2;
+  tsr_sincos2pi(u01(w.z, w.w), &s, &c2);
+  return l.a + l.b * (r * ((e & 1) ? s : c2));
+}
+
+/* Value of a CHUNKS leaf: find the staged chunk holding the element. */
+__device__ static double chunk_value(const dleaf &l, const long long *idx) {
+  long long coord[TSR_MAXDIM];
+  for (int b = 0; b < l.base_ndim; b++)
+    coord[b] = l.off[b] + (l.axis_of[b] >= 0 ? l.step[b] * idx[l.axis_of[b]] : 0);
+  const dchunks &cs = *l.chunks;
+  for (int c = 0; c < cs.n; c++) {
+    long long off = 0, stride = 1;
+    bool inside = true;
+    for (int b = l.base_ndim - 1; b >= 0; b--) {
+      long long r = coord[b] - cs.start[c][b];
+      inside = inside && r >= 0 && r < cs.extent[c][b];
+      off += r * stride;
+      stride *= cs.extent[c][b];
+    }
+    if (inside) return cs.data[c][off];
+  }
+  return NAN; /* the executor guarantees coverage; make a bug visible */
+}
+
+__device__ static double leaf_value(const dleaf &l, int ndim, const long long *idx) {
+  if (l.kind == LEAF_CHUNKS) return chunk_value(l, idx);
+  long long e = l.e_const;
+  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  double v;
+  if (l.kind == LEAF_RANDOM)
+    v = random_value(l, e);
+  else if (l.kind == LEAF_ARANGE)
+    v = l.a + l.b * (double)e;
+  else
+    v = l.data[e];
+  return l.round_f32 ? (double)(float)v : v;
+}
+
+__device__ static double unary(int op, double x) {
+  switch (op) {
+  case EW_NEG: return -x;
+  case EW_ABS: return fabs(x);
+  case EW_SQRT: return sqrt(x);
+  case EW_EXP: return exp(x);
+  case EW_LOG: return log(x);
+  case EW_SIN: return sin(x);
+  case EW_COS: return cos(x);
+  case EW_TANH: return tanh(x);
+  default: return x;
+  }
+}
+
+__device__ static double binary(int op, double x, double y) {
+  switch (op) {
+  case EW_ADD: return x + y;
+  case EW_SUB: return x - y;
+  case EW_MUL: return x * y;
+  case EW_DIV: return x / y;
+  case EW_POW: return pow(x, y);
+  case EW_MIN: return x != x || y != y ? (double)NAN : (y < x ? y : x);
+  case EW_MAX: return x != x || y != y ? (double)NAN : (y > x ? y : x);
+  default: return NAN;
+  }
+}
+
+__device__ static double eval_element(const dprog &p, const long long *idx) {
+  double r[MAX_REGS];
+  for (int i = 0; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    double v;
+    if (ins.kind == I_LEAF) {
+      v = leaf_value(p.leaf[ins.x], p.ndim, idx);
+    } else {
+      double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
+      if (ins.kind == I_UNARY) {
+        v = unary(ins.op, x);
+      } else {
+        double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
+        v = binary(ins.op, x, y);
+      }
+    }
+    r[ins.dst] = ins.round_f32 ? (double)(float)v : v;
+  }
+  return r[p.result];
+}
+
+/* Coordinates of element i of a box (row-major). */
+__device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
+  for (int a = ndim - 1; a >= 0; a--) {
+    idx[a] = b.start[a] + i % b.extent[a];
+    i /= b.extent[a];
+  }
+}
+
+/* Moves idx `steps` elements forward in a box (row-major). Divides only
+ * when a row boundary is crossed: 64-bit division is slow on GPUs. */
+__device__ static void box_next(const dbox &b, int ndim, long long *idx, long long steps) {
+  int a = ndim - 1;
+  if (a < 0) return;
+  idx[a] += steps;
+  for (; a > 0; a--) {
+    long long pos = idx[a] - b.start[a];
+    if (pos < b.extent[a]) return;
+    long long carry = pos / b.extent[a];
+    idx[a] = b.start[a] + (pos - carry * b.extent[a]);
+    idx[a - 1] += carry;
+  }
+}
+
+/* Full reduction: block (x = part, y = chunk) reduces a fixed contiguous
+ * range of the chunk's elements; thread t takes every THREADS-th of them. */
+__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+                                   const int *nparts, int kind, tsr_stat *out, long long out_stride) {
+  __shared__ tsr_stat part[THREADS];
+  int chunk = blockIdx.y, t = threadIdx.x;
+  int nb = nparts[chunk];
+  tsr_stat acc = {0.0, 0.0, 0.0};
+  if ((int)blockIdx.x < nb) {
+    long long n = counts[chunk];
+    long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
+    const dbox &b = boxes[chunk];
+    long long idx[TSR_MAXDIM];
+    long long i = lo + t;
+    if (i < hi) box_coords(b, p.ndim, i, idx);
+    for (; i < hi; i += THREADS) {
+      tsr_stat one = {1.0, eval_element(p, idx), 0.0};
+      tsr_stat_merge_inline(kind, &acc, &one);
+      box_next(b, p.ndim, idx, THREADS);
+    }
+  }
+  part[t] = acc;
+  __syncthreads();
+  for (int s = THREADS / 2; s > 0; s >>= 1) {
+    if (t < s) tsr_stat_merge_inline(kind, &part[t], &part[t + s]);
+    __syncthreads();
+  }
+  if (t == 0 && (int)blockIdx.x < nb) out[chunk * out_stride + blockIdx.x] = part[0];
+}
+
+/* Axis reduction: one thread per element of the partial, walking the reduced
+ * axis in order. */
+__global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long long count,
+                                   tsr_stat *out) {
+  long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= count) return;
+  long long idx[TSR_MAXDIM], rem = o;
+  for (int a = p.ndim - 1; a >= 0; a--) {
+    if (a == axis) continue;
+    idx[a] = b.start[a] + rem % b.extent[a];
+    rem /= b.extent[a];
+  }
+  tsr_stat acc = {0.0, 0.0, 0.0};
+  for (long long k = 0; k < b.extent[axis]; k++) {
+    idx[axis] = b.start[axis] + k;
+    tsr_stat one = {1.0, eval_element(p, idx), 0.0};
+    tsr_stat_merge_inline(kind, &acc, &one);
+  }
+  out[o] = acc;
+}
+
+__global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  long long idx[TSR_MAXDIM];
+  box_coords(b, p.ndim, i, idx);
+  out[i] = eval_element(p, idx);
+}
+
+/* ---- host side ------------------------------------------------------------ */
+
+/* Stages the host chunks a --no-fuse leaf reads (the executor materializes
+ * chunks in host memory; device-resident intermediates are future work). */
+static int stage_chunks(const tsr_leaf *l, dleaf *x) {
+  dchunks h;
+  memset(&h, 0, sizeof h);
+  h.n = l->chunks->n;
+  for (int c = 0; c < h.n; c++) {
+    long long n = 1;
+    for (int b = 0; b < l->base_ndim; b++) {
+      h.start[c][b] = l->chunks->start[c][b];
+      h.extent[c][b] = l->chunks->extent[c][b];
+      n *= h.extent[c][b];
+    }
+    double *dev;
+    CUDA_CHECK(cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)));
+    CUDA_CHECK(cudaMemcpy(dev, l->chunks->data[c], sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+    h.data[c] = dev;
+  }
+  dchunks *dev;
+  CUDA_CHECK(cudaMalloc(&dev, sizeof h));
+  CUDA_CHECK(cudaMemcpy(dev, &h, sizeof h, cudaMemcpyHostToDevice));
+  x->chunks = dev;
+  x->data = NULL;
+  return TSR_OK;
+}
+
+static void unstage_chunks(dleaf *x) {
+  dchunks h;
+  if (!x->chunks || cudaMemcpy(&h, x->chunks, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) return;
+  for (int c = 0; c < h.n; c++) cudaFree((void *)h.data[c]);
+  cudaFree((void *)x->chunks);
+}
+
+/* Copies a program to its device form; DATA leaves are uploaded (freed by
+ * prog_release). */
+static int prog_upload(const tsr_prog *p, dprog *d) {
+  memset(d, 0, sizeof *d);
+  if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
+    return TSR_ERROR(TSR_ERR_BACKEND, "expression too large for one GPU program (%d leaves, %d "
+                     "operations): split it with intermediate names", p->nleaves, p->ninstr);
+  d->ndim = p->ndim;
+  d->nleaves = p->nleaves;
+  d->ninstr = p->ninstr;
+  d->result = p->result;
+  for (int i = 0; i < p->nleaves; i++) {
+    const tsr_leaf *l = &p->leaves[i];
+    dleaf *x = &d->leaf[i];
+    x->kind = l->kind;
+    x->base_ndim = l->base_ndim;
+    for (int b = 0; b < TSR_MAXDIM; b++) {
+      x->axis_of[b] = b < l->base_ndim ? l->axis_of[b] : -1;
+      x->off[b] = l->off[b];
+      x->step[b] = l->step[b];
+    }
+    if (l->kind == LEAF_CHUNKS) TSR_CHECK(stage_chunks(l, x));
+    x->rng = l->rng;
+    x->round_f32 = l->round_f32;
+    x->k0 = (uint32_t)l->key;
+    x->k1 = (uint32_t)(l->key >> 32);
+    x->stream = l->stream;
+    x->a = l->a;
+    x->b = l->b;
+    x->e_const = l->e_const;
+    for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
+    if (l->kind == LEAF_DATA) {
+      int64_t n = 1;
+      for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
+      double *dev;
+      CUDA_CHECK(cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)));
+      CUDA_CHECK(cudaMemcpy(dev, l->data, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+      x->data = dev;
+    }
+  }
+  for (int i = 0; i < p->ninstr; i++) {
+    const tsr_instr *s = &p->code[i];
+    d->code[i] = dinstr{(int)s->kind, s->op, s->round_f32, s->dst, s->x, s->y};
+  }
+  for (int r = 0; r < p->nregs; r++) {
+    d->reg_const[r] = p->reg_const[r];
+    d->reg_value[r] = p->reg_value[r];
+  }
+  return TSR_OK;
+}
+
+static void prog_release(dprog *d) {
+  for (int i = 0; i < d->nleaves; i++) {
+    if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) cudaFree((void *)d->leaf[i].data);
+    if (d->leaf[i].kind == LEAF_CHUNKS) unstage_chunks(&d->leaf[i]);
+  }
+}
+
+/* Blocks per chunk: a function of the chunk's size only (determinism). */
+static int parts_for(long long n) {
+  long long nb = (n + 65535) / 65536;
+  return (int)(nb < 1 ? 1 : nb > 1024 ? 1024 : nb);
+}
+
+
+static dbox make_box(int ndim, const int64_t *start, const int64_t *extent) {
+  dbox b;
+  memset(&b, 0, sizeof b);
+  for (int a = 0; a < ndim; a++) {
+    b.start[a] = start[a];
+    b.extent[a] = extent[a];
+  }
+  return b;
+}
+
+/* Device scratch for one launch of up to GROUP chunks. */
+#define GROUP 64
+#define MAX_PARTS 1024
+
+struct launch_scratch {
+  dbox *dbx;
+  long long *dcnt;
+  int *dparts;
+  tsr_stat *dout, *hout;
+};
+
+static int scratch_alloc(launch_scratch *s) {
+  memset(s, 0, sizeof *s);
+  CUDA_CHECK(cudaMalloc(&s->dbx, sizeof(dbox) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dcnt, sizeof(long long) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dparts, sizeof(int) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  CUDA_CHECK(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  return TSR_OK;
+}
+
+static void scratch_release(launch_scratch *s) {
+  cudaFree(s->dbx);
+  cudaFree(s->dcnt);
+  cudaFree(s->dparts);
+  cudaFree(s->dout);
+  cudaFreeHost(s->hout);
+}
+
+/* Full reductions of up to GROUP boxes in one launch; out[i] gets box i's partial. */
+static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const dbox *hbox,
+                        tsr_stat **out, launch_scratch *s, tsr_progress_fn progress, void *ctx) {
+  long long hcnt[GROUP];
+  int hparts[GROUP], maxparts = 1;
+  for (int64_t i = 0; i < count; i++) {
+    hcnt[i] = 1;
+    for (int a = 0; a < ndim; a++) hcnt[i] *= hbox[i].extent[a];
+    hparts[i] = parts_for(hcnt[i]);
+    if (hparts[i] > maxparts) maxparts = hparts[i];
+  }
+  CUDA_CHECK(cudaMemcpy(s->dbx, hbox, sizeof(dbox) * (size_t)count, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(s->dcnt, hcnt, sizeof(long long) * (size_t)count, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(s->dparts, hparts, sizeof(int) * (size_t)count, cudaMemcpyHostToDevice));
+  dim3 grid((unsigned)maxparts, (unsigned)count);
+  reduce_full_kernel<<<grid, THREADS>>>(*d, s->dbx, s->dcnt, s->dparts, kind, s->dout, MAX_PARTS);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(s->hout, s->dout, sizeof(tsr_stat) * MAX_PARTS * (size_t)count,
+                        cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < count; i++) {
+    out[i][0] = tsr_stat_combine(kind, s->hout + MAX_PARTS * i, hparts[i]);
+    if (progress) progress(ctx, hcnt[i]);
+  }
+  return TSR_OK;
+}
+
+static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
+                          int axis, tsr_stat *out);
+
+static int gpu_reduce_chunks(const tsr_reduce_batch *bt) {
+  if (bt->axis >= 0) { /* axis reductions go chunk by chunk */
+    for (int64_t i = 0; i < bt->nchunks; i++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+      tsr_grid_unravel(bt->grid, bt->ids[i], idx);
+      tsr_grid_chunk_box(bt->grid, idx, start, extent);
+      TSR_CHECK(gpu_reduce_box(bt->prog, start, extent, bt->kind, bt->axis, bt->out[i]));
+      for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+      if (bt->progress) bt->progress(bt->progress_ctx, n);
+    }
+    return TSR_OK;
+  }
+  dprog d;
+  launch_scratch s;
+  TSR_CHECK(prog_upload(bt->prog, &d));
+  int st = scratch_alloc(&s);
+  dbox hbox[GROUP];
+  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK; first += GROUP) {
+    int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
+    for (int64_t i = 0; i < count; i++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+      tsr_grid_unravel(bt->grid, bt->ids[first + i], idx);
+      tsr_grid_chunk_box(bt->grid, idx, start, extent);
+      hbox[i] = make_box(bt->grid->ndim, start, extent);
+    }
+    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, hbox, bt->out + first, &s,
+                      bt->progress, bt->progress_ctx);
+  }
+  scratch_release(&s);
+  prog_release(&d);
+  return st;
+}
+
+static int gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
+  dprog d;
+  TSR_CHECK(prog_upload(p, &d));
+  long long n = 1;
+  for (int a = 0; a < p->ndim; a++) n *= extent[a];
+  double *dev = NULL;
+  int st = TSR_OK;
+  if (cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)) != cudaSuccess)
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for a chunk of %lld elements", n);
+  if (st == TSR_OK && n > 0) {
+    eval_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, dev);
+    cudaError_t e = cudaMemcpy(out, dev, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
+  }
+  cudaFree(dev);
+  prog_release(&d);
+  return st;
+}
+
+static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
+                          int axis, tsr_stat *out) {
+  if (axis < 0) {
+    dprog d;
+    launch_scratch s;
+    TSR_CHECK(prog_upload(p, &d));
+    dbox b = make_box(p->ndim, start, extent);
+    int st = scratch_alloc(&s);
+    if (st == TSR_OK) st = reduce_boxes(&d, kind, p->ndim, 1, &b, &out, &s, NULL, NULL);
+    scratch_release(&s);
+    prog_release(&d);
+    return st;
+  }
+  dprog d;
+  TSR_CHECK(prog_upload(p, &d));
+  long long count = tsr_partial_count(p->ndim, extent, axis);
+  tsr_stat *dev = NULL;
+  int st = TSR_OK;
+  if (cudaMalloc(&dev, sizeof(tsr_stat) * (size_t)(count + 1)) != cudaSuccess)
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for reduction partials");
+  if (st == TSR_OK && count > 0) {
+    reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128>>>(d, make_box(p->ndim, start, extent),
+                                                                 axis, kind, count, dev);
+    cudaError_t e = cudaMemcpy(out, dev, sizeof(tsr_stat) * (size_t)count, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU reduction failed: %s", cudaGetErrorString(e));
+  }
+  cudaFree(dev);
+  prog_release(&d);
+  return st;
+}
+
+static int gpu_available(void) {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+static int gpu_setup(const tsr_backend_config *cfg) {
+  int n = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&n));
+  int local = tsr_comm_local_rank(), nlocal = tsr_comm_local_size();
+  if (nlocal > n && !cfg->gpus_shared)
+    return TSR_ERROR(TSR_ERR_BACKEND,
+                     "%d ranks on this node but %d GPU%s visible: use one rank per GPU, or "
+                     "--gpus-shared", nlocal, n, n == 1 ? "" : "s");
+  device_id = local % n;
+  CUDA_CHECK(cudaSetDevice(device_id));
+  size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  device_mem_limit = cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9;
+  if (device_mem_limit < sizeof(tsr_stat) * MAX_PARTS * GROUP * 2)
+    return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
+                     device_mem_limit);
+  return TSR_OK;
+}
+
+static void gpu_teardown(void) {}
+
+static void gpu_describe(char *buf, size_t n) {
+  int count = 0, rt = 0, drv = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  cudaRuntimeGetVersion(&rt);
+  cudaDriverGetVersion(&drv);
+  if (count == 0) {
+    snprintf(buf, n, "cuda: built (runtime %d.%d); no GPU visible", rt / 1000, (rt % 1000) / 10);
+    return;
+  }
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, device_id >= 0 ? device_id : 0);
+  snprintf(buf, n, "cuda: %d GPU%s (%s, %.0f GiB), runtime %d.%d, driver %d.%d%s", count,
+           count == 1 ? "" : "s", prop.name, prop.totalGlobalMem / 1073741824.0, rt / 1000,
+           (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10,
+           device_id >= 0 ? "" : "");
+}
+
+extern "C" const tsr_backend_ops tsr_gpu_backend = {
+    "cuda", gpu_available, gpu_setup, gpu_teardown, gpu_reduce_chunks,
+    gpu_eval_box, gpu_reduce_box, gpu_describe};
