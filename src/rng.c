@@ -28,7 +28,7 @@
 #endif
 #endif
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -41,7 +41,7 @@
 #endif
 
 /* Counters per block: the block's words and doubles stay in L1. A multiple
- * of the widest vector (8 lanes of 32 bits). */
+ * of the widest vector (16 lanes of 32 bits). */
 enum { BLOCK = 256 };
 
 /* Philox4x32 multipliers and key increments (Salmon et al., SC11). */
@@ -134,11 +134,44 @@ static round_keys round_keys_of(uint64_t key) {
   return rk;
 }
 
-#if defined(__AVX2__)
 /* Compilers vectorize the 32x32->64 multiply with shuffles that pack and
- * unpack lanes, which makes the portable loop below 2.5x slower than this
- * even/odd scheme: vpmuludq on the even lanes and on the odd lanes shifted
- * down, then blends put the high and low halves back in place. */
+ * unpack lanes, which makes the portable loop 2.5x slower than the
+ * intrinsics below: an even/odd scheme with vpmuludq on the even lanes and
+ * on the odd lanes shifted down, then blends put the halves back in place. */
+#if defined(__AVX512F__)
+enum { PHILOX_LANES = 16 };
+
+static inline void mulhilo16(__m512i a, __m512i m, __m512i *hi, __m512i *lo) {
+  __m512i even = _mm512_mul_epu32(a, m);
+  __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
+  *hi = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+  *lo = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+}
+
+static void philox_rounds(const round_keys *rk, int n, words *w) {
+  const __m512i m0 = _mm512_set1_epi32((int)PHILOX_M0);
+  const __m512i m1 = _mm512_set1_epi32((int)PHILOX_M1);
+  for (int i = 0; i < n; i += PHILOX_LANES) {
+    __m512i c0 = _mm512_loadu_si512(w->x0 + i), c1 = _mm512_loadu_si512(w->x1 + i);
+    __m512i c2 = _mm512_loadu_si512(w->x2 + i), c3 = _mm512_loadu_si512(w->x3 + i);
+    for (int r = 0; r < PHILOX_ROUNDS; r++) {
+      __m512i hi0, lo0, hi1, lo1;
+      mulhilo16(c0, m0, &hi0, &lo0);
+      mulhilo16(c2, m1, &hi1, &lo1);
+      c0 = _mm512_xor_si512(_mm512_xor_si512(hi1, c1), _mm512_set1_epi32((int)rk->k0[r]));
+      c1 = lo1;
+      c2 = _mm512_xor_si512(_mm512_xor_si512(hi0, c3), _mm512_set1_epi32((int)rk->k1[r]));
+      c3 = lo0;
+    }
+    _mm512_storeu_si512(w->x0 + i, c0);
+    _mm512_storeu_si512(w->x1 + i, c1);
+    _mm512_storeu_si512(w->x2 + i, c2);
+    _mm512_storeu_si512(w->x3 + i, c3);
+  }
+}
+#elif defined(__AVX2__)
+enum { PHILOX_LANES = 8 };
+
 static inline void mulhilo8(__m256i a, __m256i m, __m256i *hi, __m256i *lo) {
   __m256i even = _mm256_mul_epu32(a, m);
   __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
@@ -149,7 +182,7 @@ static inline void mulhilo8(__m256i a, __m256i m, __m256i *hi, __m256i *lo) {
 static void philox_rounds(const round_keys *rk, int n, words *w) {
   const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0);
   const __m256i m1 = _mm256_set1_epi32((int)PHILOX_M1);
-  for (int i = 0; i < n; i += 8) {
+  for (int i = 0; i < n; i += PHILOX_LANES) {
     __m256i c0 = _mm256_loadu_si256((const __m256i *)(w->x0 + i));
     __m256i c1 = _mm256_loadu_si256((const __m256i *)(w->x1 + i));
     __m256i c2 = _mm256_loadu_si256((const __m256i *)(w->x2 + i));
@@ -170,8 +203,10 @@ static void philox_rounds(const round_keys *rk, int n, words *w) {
   }
 }
 #else
+enum { PHILOX_LANES = 1 };
+
 static void philox_rounds(const round_keys *rk, int n, words *w) {
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     uint32_t c0 = w->x0[i], c1 = w->x1[i], c2 = w->x2[i], c3 = w->x3[i];
     for (int r = 0; r < PHILOX_ROUNDS; r++) {
@@ -190,11 +225,11 @@ TSR_SIMD
 #endif
 
 /* Philox of the counters of elements e + i*de, i < n. The counters are set
- * up to the next multiple of 8 so that the vector rounds read no garbage. */
+ * up to a whole vector so that the vector rounds read no garbage. */
 static void philox_block(const round_keys *rk, uint32_t stream, uint64_t e, int64_t de,
                          int n, words *w) {
-  int padded = (n + 7) & ~7;
-TSR_SIMD
+  int padded = (n + PHILOX_LANES - 1) / PHILOX_LANES * PHILOX_LANES;
+  TSR_SIMD
   for (int i = 0; i < padded; i++) {
     uint64_t p = (e + (uint64_t)i * (uint64_t)de) >> 1;
     w->x0[i] = (uint32_t)p;
@@ -224,7 +259,7 @@ typedef struct polar {
 } polar;
 
 static void polar_block(int n, const words *w, polar *b) {
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     b->rr[i] = -2.0 * tsr_log(uniform_fast(w->x0[i], w->x1[i]));
     tsr_sincos2pi(uniform_fast(w->x2[i], w->x3[i]), &b->sin[i], &b->cos[i]);
@@ -233,7 +268,7 @@ TSR_SIMD
 
 /* Elements 2p, 2p+1, ... of n counters: each counter gives two elements. */
 static void uniform_pairs(int n, const words *w, double *out) {
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     out[2 * i] = uniform_fast(w->x0[i], w->x1[i]);
     out[2 * i + 1] = uniform_fast(w->x2[i], w->x3[i]);
@@ -243,7 +278,7 @@ TSR_SIMD
 static void normal_pairs(int n, const words *w, double *out) {
   polar b;
   polar_block(n, w, &b);
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     double r = sqrt(b.rr[i]);
     out[2 * i] = r * b.cos[i];
@@ -254,7 +289,7 @@ TSR_SIMD
 /* Elements e + i*de of n counters, one counter each; the parity of the
  * element picks its half of the counter (uniform) or sin vs cos (normal). */
 static void uniform_elems(uint64_t e, int64_t de, int n, const words *w, double *out) {
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     int odd = (int)((e + (uint64_t)i * (uint64_t)de) & 1);
     out[i] = uniform_fast(odd ? w->x2[i] : w->x0[i], odd ? w->x3[i] : w->x1[i]);
@@ -264,7 +299,7 @@ TSR_SIMD
 static void normal_elems(uint64_t e, int64_t de, int n, const words *w, double *out) {
   polar b;
   polar_block(n, w, &b);
-TSR_SIMD
+  TSR_SIMD
   for (int i = 0; i < n; i++) {
     int odd = (int)((e + (uint64_t)i * (uint64_t)de) & 1);
     out[i] = sqrt(b.rr[i]) * (odd ? b.sin[i] : b.cos[i]);

@@ -107,19 +107,16 @@ TSR_HD static inline double tsr_cos2pi_kernel(double r, double r2) {
 TSR_HD static inline void tsr_sincos2pi(double u, double *s, double *c) {
   /* Adding 1.5 * 2^52 rounds 4u to an integer n held in the low bits. */
   const double round_magic = 0x1.8p52;
-  double t = u * 4.0 + round_magic;
+  double t = fma(u, 4.0, round_magic);
   uint64_t q = tsr_bits_of(t) & 3; /* quadrant: n mod 4 */
-  double r = u - (t - round_magic) * 0.25;
+  double r = fma(t - round_magic, -0.25, u);
   double r2 = r * r;
-  uint64_t sb = tsr_bits_of(tsr_sin2pi_kernel(r, r2));
-  uint64_t cb = tsr_bits_of(tsr_cos2pi_kernel(r, r2));
+  double sk = tsr_sin2pi_kernel(r, r2), ck = tsr_cos2pi_kernel(r, r2);
   /* Rotate by n quarter turns: odd n swaps sin and cos; the sign bits come
    * from n (sin < 0 for n = 2, 3; cos < 0 for n = 1, 2). */
-  uint64_t swap = 0 - (q & 1);
-  uint64_t s_bits = (sb & ~swap) | (cb & swap);
-  uint64_t c_bits = (cb & ~swap) | (sb & swap);
-  *s = tsr_double_of(s_bits ^ ((q & 2) << 62));
-  *c = tsr_double_of(c_bits ^ (((q + 1) & 2) << 62));
+  double sv = (q & 1) ? ck : sk, cv = (q & 1) ? sk : ck;
+  *s = tsr_double_of(tsr_bits_of(sv) ^ ((q & 2) << 62));
+  *c = tsr_double_of(tsr_bits_of(cv) ^ (((q + 1) & 2) << 62));
 }
 
 #endif

@@ -8,7 +8,7 @@
 #define _DEFAULT_SOURCE /* mkdtemp, DT_DIR */
 
 #include "error.h"
-#include "results.h"
+#include "io/results.h"
 
 #include <check.h>
 #include <dirent.h>

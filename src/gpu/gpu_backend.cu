@@ -65,7 +65,7 @@ struct dinstr {
 };
 
 struct dprog {
-  int ndim, nleaves, ninstr, result;
+  int ndim, nleaves, ninstr, result, chain;
   dleaf leaf[MAX_LEAVES];
   dinstr code[MAX_INSTR];
   int reg_const[MAX_REGS];
@@ -205,14 +205,61 @@ __device__ static void box_next(const dbox &b, int ndim, long long *idx, long lo
   }
 }
 
+/* A "chain" program (a leaf, then one operation after another on the previous
+ * result, any other operand a constant) runs with its value in one register
+ * instead of the register file in local memory: W1/W2 are chains. */
+__device__ static double eval_chain(const dprog &p, const long long *idx) {
+  double v = leaf_value(p.leaf[p.code[0].x], p.ndim, idx);
+  int prev = p.code[0].dst;
+  for (int i = 1; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    if (ins.kind == I_UNARY)
+      v = unary(ins.op, v);
+    else if (ins.x == prev)
+      v = binary(ins.op, v, p.reg_value[ins.y]);
+    else
+      v = binary(ins.op, p.reg_value[ins.x], v);
+    if (ins.round_f32) v = (double)(float)v;
+    prev = ins.dst;
+  }
+  return v;
+}
+
+template <bool CHAIN>
+__device__ static inline double element(const dprog &p, const long long *idx) {
+  return CHAIN ? eval_chain(p, idx) : eval_element(p, idx);
+}
+
+/* Per-thread accumulation specialized by reduction kind: sums add, extremes
+ * compare, moments update by Welford; merged into tsr_stat at the end. */
+template <int KIND> struct accum {
+  double n = 0, a = 0, b = 0;
+  __device__ void add(double x) {
+    if (KIND == RED_SUM || KIND == RED_MEAN) {
+      a += x;
+    } else if (KIND == RED_MIN || KIND == RED_MAX) {
+      bool better = KIND == RED_MAX ? x > a : x < a;
+      if (n == 0 || x != x || (a == a && better)) a = x;
+    } else {
+      double d = x - a;
+      a += d / (n + 1);
+      b += d * (x - a);
+    }
+    n += 1;
+  }
+  __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
+};
+
 /* Full reduction: block (x = part, y = chunk) reduces a fixed contiguous
- * range of the chunk's elements; thread t takes every THREADS-th of them. */
+ * range of the chunk's elements; thread t takes every THREADS-th of them in
+ * order; the block's threads combine by a fixed tree. */
+template <int KIND, bool CHAIN>
 __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
-                                   const int *nparts, int kind, tsr_stat *out, long long out_stride) {
+                                   const int *nparts, tsr_stat *out, long long out_stride) {
   __shared__ tsr_stat part[THREADS];
   int chunk = blockIdx.y, t = threadIdx.x;
   int nb = nparts[chunk];
-  tsr_stat acc = {0.0, 0.0, 0.0};
+  accum<KIND> acc;
   if ((int)blockIdx.x < nb) {
     long long n = counts[chunk];
     long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
@@ -221,18 +268,46 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
     long long i = lo + t;
     if (i < hi) box_coords(b, p.ndim, i, idx);
     for (; i < hi; i += THREADS) {
-      tsr_stat one = {1.0, eval_element(p, idx), 0.0};
-      tsr_stat_merge_inline(kind, &acc, &one);
+      acc.add(element<CHAIN>(p, idx));
       box_next(b, p.ndim, idx, THREADS);
     }
   }
-  part[t] = acc;
+  part[t] = acc.stat();
   __syncthreads();
   for (int s = THREADS / 2; s > 0; s >>= 1) {
-    if (t < s) tsr_stat_merge_inline(kind, &part[t], &part[t + s]);
+    if (t < s) tsr_stat_merge_inline(KIND, &part[t], &part[t + s]);
     __syncthreads();
   }
   if (t == 0 && (int)blockIdx.x < nb) out[chunk * out_stride + blockIdx.x] = part[0];
+}
+
+template <bool CHAIN>
+static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
+                               const long long *c, const int *np, tsr_stat *out, long long stride) {
+  switch (kind) {
+  case RED_SUM: reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MEAN: reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MIN: reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MAX: reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_VAR: reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  default: reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  }
+}
+
+/* Whether a program is a chain (see eval_chain). */
+static int is_chain(const tsr_prog *p) {
+  if (p->ninstr == 0 || p->code[0].kind != I_LEAF) return 0;
+  for (int i = 1; i < p->ninstr; i++) {
+    const tsr_instr *c = &p->code[i], *prev = &p->code[i - 1];
+    if (c->kind == I_LEAF) return 0;
+    if (c->kind == I_UNARY && c->x != prev->dst) return 0;
+    if (c->kind == I_BINARY) {
+      int left = c->x == prev->dst && p->reg_const[c->y];
+      int right = c->y == prev->dst && p->reg_const[c->x];
+      if (!left && !right) return 0;
+    }
+  }
+  return p->result == p->code[p->ninstr - 1].dst;
 }
 
 /* Axis reduction: one thread per element of the partial, walking the reduced
@@ -310,6 +385,7 @@ static int prog_upload(const tsr_prog *p, dprog *d) {
   d->nleaves = p->nleaves;
   d->ninstr = p->ninstr;
   d->result = p->result;
+  d->chain = is_chain(p);
   for (int i = 0; i < p->nleaves; i++) {
     const tsr_leaf *l = &p->leaves[i];
     dleaf *x = &d->leaf[i];
@@ -418,7 +494,10 @@ static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const
   CUDA_CHECK(cudaMemcpy(s->dcnt, hcnt, sizeof(long long) * (size_t)count, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(s->dparts, hparts, sizeof(int) * (size_t)count, cudaMemcpyHostToDevice));
   dim3 grid((unsigned)maxparts, (unsigned)count);
-  reduce_full_kernel<<<grid, THREADS>>>(*d, s->dbx, s->dcnt, s->dparts, kind, s->dout, MAX_PARTS);
+  if (d->chain)
+    launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
+  else
+    launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(s->hout, s->dout, sizeof(tsr_stat) * MAX_PARTS * (size_t)count,
                         cudaMemcpyDeviceToHost));
