@@ -48,12 +48,19 @@ typedef struct tsr_backend_ops {
   void (*teardown)(void);
   /* Reduces a batch of chunks (the fused hot path). */
   int (*reduce_chunks)(const tsr_reduce_batch *batch);
-  /* Materializes prog over one box into out (row-major, host memory). */
+  /* Materializes prog over one box into out: row-major, in backend memory
+   * (from alloc below). */
   int (*eval_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
                   double *out);
   /* Reduces prog over one box into out (count: 1 or the box without axis). */
   int (*reduce_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
                     int kind, int axis, tsr_stat *out);
+  /* Backend memory, where --no-fuse keeps materialized chunks (host memory
+   * for the CPU, device memory for the GPU); CHUNKS leaves and leaves marked
+   * resident read it. download copies n values of it to host memory. */
+  int (*alloc)(size_t bytes, double **ptr);
+  void (*release)(double *ptr);
+  int (*download)(const double *src, double *dst, size_t n);
   /* One line for `tessera info`. */
   void (*describe)(char *buf, size_t n);
 } tsr_backend_ops;

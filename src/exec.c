@@ -101,8 +101,8 @@ static int leaf_chunk_range(const tsr_leaf *l, const int64_t *start, const int64
   return TSR_OK;
 }
 
-static void chunkset_free(tsr_chunkset *cs) {
-  for (int i = 0; i < cs->n; i++) free((void *)cs->data[i]);
+static void chunkset_free(const tsr_exec *ex, tsr_chunkset *cs) {
+  for (int i = 0; i < cs->n; i++) ex->be->release((double *)cs->data[i]);
   cs->n = 0;
 }
 
@@ -128,7 +128,7 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
     double *buf;
     int st = materialize_box(ex, l->node, cs->start[cs->n], cs->extent[cs->n], &buf);
     if (st != TSR_OK) {
-      chunkset_free(cs);
+      chunkset_free(ex, cs);
       return st;
     }
     cs->data[cs->n++] = buf;
@@ -151,16 +151,14 @@ static int materialize_box(const tsr_exec *ex, const tsr_node *n, const int64_t 
     st = fill_chunkset(ex, &p.leaves[i], start, extent, &sets[nsets]);
     if (st == TSR_OK) p.leaves[i].chunks = &sets[nsets++];
   }
-  if (st == TSR_OK) {
-    *out = malloc(sizeof(double) * (size_t)(box_elems(n->grid.ndim, extent) + 1));
-    if (!*out) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a chunk of %lld elements",
-                              (long long)box_elems(n->grid.ndim, extent));
-  }
+  *out = NULL;
+  if (st == TSR_OK)
+    st = ex->be->alloc(sizeof(double) * (size_t)(box_elems(n->grid.ndim, extent) + 1), out);
   if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, *out);
-  for (int i = 0; i < nsets; i++) chunkset_free(&sets[i]);
+  for (int i = 0; i < nsets; i++) chunkset_free(ex, &sets[i]);
   tsr_prog_free(&p);
   if (st != TSR_OK && *out) {
-    free(*out);
+    ex->be->release(*out);
     *out = NULL;
   }
   return st;
@@ -173,6 +171,7 @@ static int box_program(const tsr_node *n, const int64_t *start, const int64_t *e
   view.value = (double *)data;
   TSR_CHECK(tsr_prog_compile(&view, 0, p));
   tsr_leaf *l = &p->leaves[0];
+  l->resident = 1;
   int64_t stride = 1;
   l->e_const = 0;
   for (int b = n->grid.ndim - 1; b >= 0; b--) {
@@ -233,7 +232,7 @@ static int reduce_unfused(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batc
       st = ex->be->reduce_box(&p, start, extent, b->kind, b->axis, b->out[i]);
       tsr_prog_free(&p);
     }
-    free(buf);
+    if (buf) ex->be->release(buf);
     if (st != TSR_OK) {
 #pragma omp critical(tsr_exec_error)
       if (status == TSR_OK) {
@@ -538,13 +537,18 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
     int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
     tsr_grid_unravel(g, ids[i], idx);
     tsr_grid_chunk_box(g, idx, start, extent);
+    size_t cnt = (size_t)box_elems(g->ndim, extent);
+    double *dev = NULL;
     if (ex->no_fuse) {
-      st = materialize_box(ex, node, start, extent, &bufs[i]);
+      st = materialize_box(ex, node, start, extent, &dev);
     } else {
-      bufs[i] = malloc(sizeof(double) * (size_t)(box_elems(g->ndim, extent) + 1));
-      st = bufs[i] ? ex->be->eval_box(&p, start, extent, bufs[i])
-                   : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a result chunk");
+      st = ex->be->alloc(sizeof(double) * (cnt + 1), &dev);
+      if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, dev);
     }
+    bufs[i] = st == TSR_OK ? malloc(sizeof(double) * (cnt + 1)) : NULL;
+    if (st == TSR_OK && !bufs[i]) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a result chunk");
+    if (st == TSR_OK) st = ex->be->download(dev, bufs[i], cnt);
+    if (dev) ex->be->release(dev);
     ex->elements += (double)box_elems(g->ndim, extent);
   }
   tsr_prog_free(&p);

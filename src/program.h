@@ -48,7 +48,8 @@ typedef struct tsr_leaf {
   int64_t off[TSR_MAXDIM], step[TSR_MAXDIM];
   /* linear base index = e_const + sum_k e_coef[k] * out[k] (derived by tsr_prog_finish) */
   int64_t e_const, e_coef[TSR_MAXDIM];
-  const double *data;     /* DATA */
+  const double *data;     /* DATA: host memory, or backend memory when resident */
+  int resident;
   const tsr_node *node;   /* CHUNKS: the node whose chunks are read */
   const tsr_chunkset *chunks; /* CHUNKS: set by the executor before evaluation */
 } tsr_leaf;

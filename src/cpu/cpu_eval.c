@@ -333,10 +333,19 @@ static int cpu_setup(const tsr_backend_config *cfg) {
   return TSR_OK;
 }
 static void cpu_teardown(void) {}
+static int cpu_alloc(size_t bytes, double **ptr) {
+  TSR_MALLOC(*ptr, bytes);
+  return TSR_OK;
+}
+static void cpu_release(double *ptr) { free(ptr); }
+static int cpu_download(const double *src, double *dst, size_t n) {
+  memcpy(dst, src, sizeof(double) * n);
+  return TSR_OK;
+}
 static void cpu_describe(char *buf, size_t n) {
   snprintf(buf, n, "cpu: C11 + OpenMP, %d threads per rank", omp_get_max_threads());
 }
 
 const tsr_backend_ops tsr_cpu_backend = {
-    "cpu",        cpu_available, cpu_setup,      cpu_teardown, cpu_reduce_chunks,
-    cpu_eval_box, cpu_reduce_box, cpu_describe};
+    "cpu",          cpu_available, cpu_setup, cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
+    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe};

@@ -40,6 +40,7 @@ extern "C" {
 #define MAX_INSTR 32
 #define MAX_REGS 40
 #define THREADS 256
+#define LEAF_RESIDENT (LEAF_CHUNKS + 1) /* a DATA leaf already in device memory */
 
 /* ---- the program as the device sees it ----------------------------------- */
 
@@ -120,8 +121,15 @@ __device__ static double chunk_value(const dleaf &l, const long long *idx) {
   return NAN; /* the executor guarantees coverage; make a bug visible */
 }
 
+__device__ static inline long long leaf_index(const dleaf &l, int ndim, const long long *idx) {
+  long long e = l.e_const;
+  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  return e;
+}
+
 __device__ static double leaf_value(const dleaf &l, int ndim, const long long *idx) {
   if (l.kind == LEAF_CHUNKS) return chunk_value(l, idx);
+  if (l.kind == LEAF_RESIDENT) return l.data[leaf_index(l, ndim, idx)];
   long long e = l.e_const;
   for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
   double v;
@@ -341,37 +349,28 @@ __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
 
 /* ---- host side ------------------------------------------------------------ */
 
-/* Stages the host chunks a --no-fuse leaf reads (the executor materializes
- * chunks in host memory; device-resident intermediates are future work). */
+/* The chunks a --no-fuse leaf reads are already in device memory (backend
+ * memory from gpu_alloc): only their table travels. */
 static int stage_chunks(const tsr_leaf *l, dleaf *x) {
   dchunks h;
   memset(&h, 0, sizeof h);
   h.n = l->chunks->n;
   for (int c = 0; c < h.n; c++) {
-    long long n = 1;
     for (int b = 0; b < l->base_ndim; b++) {
       h.start[c][b] = l->chunks->start[c][b];
       h.extent[c][b] = l->chunks->extent[c][b];
-      n *= h.extent[c][b];
     }
-    double *dev;
-    CUDA_CHECK(cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)));
-    CUDA_CHECK(cudaMemcpy(dev, l->chunks->data[c], sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
-    h.data[c] = dev;
+    h.data[c] = l->chunks->data[c];
   }
   dchunks *dev;
   CUDA_CHECK(cudaMalloc(&dev, sizeof h));
   CUDA_CHECK(cudaMemcpy(dev, &h, sizeof h, cudaMemcpyHostToDevice));
   x->chunks = dev;
-  x->data = NULL;
   return TSR_OK;
 }
 
 static void unstage_chunks(dleaf *x) {
-  dchunks h;
-  if (!x->chunks || cudaMemcpy(&h, x->chunks, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) return;
-  for (int c = 0; c < h.n; c++) cudaFree((void *)h.data[c]);
-  cudaFree((void *)x->chunks);
+  if (x->chunks) cudaFree((void *)x->chunks);
 }
 
 /* Copies a program to its device form; DATA leaves are uploaded (freed by
@@ -406,7 +405,10 @@ static int prog_upload(const tsr_prog *p, dprog *d) {
     x->b = l->b;
     x->e_const = l->e_const;
     for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
-    if (l->kind == LEAF_DATA) {
+    if (l->kind == LEAF_DATA && l->resident) {
+      x->data = l->data;
+      x->kind = LEAF_RESIDENT; /* device data owned by the executor */
+    } else if (l->kind == LEAF_DATA) {
       int64_t n = 1;
       for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
       double *dev;
@@ -549,16 +551,15 @@ static int gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *
   TSR_CHECK(prog_upload(p, &d));
   long long n = 1;
   for (int a = 0; a < p->ndim; a++) n *= extent[a];
-  double *dev = NULL;
   int st = TSR_OK;
-  if (cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)) != cudaSuccess)
-    st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for a chunk of %lld elements", n);
-  if (st == TSR_OK && n > 0) {
-    eval_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, dev);
-    cudaError_t e = cudaMemcpy(out, dev, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost);
+  if (n > 0) {
+    eval_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, out);
+    cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   }
-  cudaFree(dev);
+  cudaError_t e = cudaStreamSynchronize(0);
+  if (st == TSR_OK && e != cudaSuccess)
+    st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   prog_release(&d);
   return st;
 }
@@ -594,6 +595,69 @@ static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t
   return st;
 }
 
+/* ---- device memory: a small caching pool ----------------------------------
+ * --no-fuse allocates and frees a chunk per operation; cudaMalloc/cudaFree
+ * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
+
+#include <pthread.h>
+
+#define POOL_SLOTS 64
+static struct { double *ptr; size_t bytes; int used; } pool[POOL_SLOTS];
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t pool_bytes, pool_peak;
+
+static int gpu_alloc(size_t bytes, double **ptr) {
+  pthread_mutex_lock(&pool_lock);
+  int best = -1;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr && !pool[i].used && pool[i].bytes >= bytes && pool[i].bytes <= 2 * bytes + 4096 &&
+        (best < 0 || pool[i].bytes < pool[best].bytes))
+      best = i;
+  if (best >= 0) {
+    pool[best].used = 1;
+    *ptr = pool[best].ptr;
+    pthread_mutex_unlock(&pool_lock);
+    return TSR_OK;
+  }
+  int slot = -1;
+  for (int i = 0; i < POOL_SLOTS && slot < 0; i++)
+    if (!pool[i].ptr) slot = i;
+  for (int i = 0; i < POOL_SLOTS && slot < 0; i++) /* evict an idle block */
+    if (!pool[i].used) {
+      cudaFree(pool[i].ptr);
+      pool_bytes -= pool[i].bytes;
+      pool[i].ptr = NULL;
+      slot = i;
+    }
+  cudaError_t e = slot < 0 || pool_bytes + bytes > device_mem_limit
+                      ? cudaErrorMemoryAllocation
+                      : cudaMalloc((void **)ptr, bytes);
+  if (e == cudaSuccess) {
+    pool[slot].ptr = *ptr;
+    pool[slot].bytes = bytes;
+    pool[slot].used = 1;
+    pool_bytes += bytes;
+    if (pool_bytes > pool_peak) pool_peak = pool_bytes;
+  }
+  pthread_mutex_unlock(&pool_lock);
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)",
+                     bytes, pool_bytes, device_mem_limit);
+  return TSR_OK;
+}
+
+static void gpu_release(double *ptr) {
+  pthread_mutex_lock(&pool_lock);
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr == ptr) pool[i].used = 0;
+  pthread_mutex_unlock(&pool_lock);
+}
+
+static int gpu_download(const double *src, double *dst, size_t n) {
+  CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyDeviceToHost));
+  return TSR_OK;
+}
+
 static int gpu_available(void) {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
@@ -618,7 +682,12 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   return TSR_OK;
 }
 
-static void gpu_teardown(void) {}
+static void gpu_teardown(void) {
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr) cudaFree(pool[i].ptr);
+  memset(pool, 0, sizeof pool);
+  pool_bytes = 0;
+}
 
 static void gpu_describe(char *buf, size_t n) {
   int count = 0, rt = 0, drv = 0;
@@ -638,5 +707,5 @@ static void gpu_describe(char *buf, size_t n) {
 }
 
 extern "C" const tsr_backend_ops tsr_gpu_backend = {
-    "cuda", gpu_available, gpu_setup, gpu_teardown, gpu_reduce_chunks,
-    gpu_eval_box, gpu_reduce_box, gpu_describe};
+    "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
+    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe};

@@ -30,6 +30,16 @@ static int gpu_reduce_box(const tsr_prog *p, const int64_t *s, const int64_t *e,
   (void)p, (void)s, (void)e, (void)k, (void)a, (void)o;
   return TSR_ERROR(TSR_ERR_BACKEND, "the cuda backend is not built");
 }
+static int gpu_alloc(size_t bytes, double **ptr) {
+  (void)bytes;
+  *ptr = NULL;
+  return TSR_ERROR(TSR_ERR_BACKEND, "the cuda backend is not built");
+}
+static void gpu_release(double *ptr) { (void)ptr; }
+static int gpu_download(const double *src, double *dst, size_t n) {
+  (void)src, (void)dst, (void)n;
+  return TSR_ERROR(TSR_ERR_BACKEND, "the cuda backend is not built");
+}
 static void gpu_describe(char *buf, size_t n) {
 #ifdef TSR_HAVE_CUDA
   snprintf(buf, n, "cuda: toolkit found at configure time; GPU kernels not built in this version");
@@ -38,6 +48,6 @@ static void gpu_describe(char *buf, size_t n) {
 #endif
 }
 
-const tsr_backend_ops tsr_gpu_backend = {"cuda",         gpu_available, gpu_setup,
-                                         gpu_teardown,   gpu_reduce_chunks, gpu_eval_box,
-                                         gpu_reduce_box, gpu_describe};
+const tsr_backend_ops tsr_gpu_backend = {
+    "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
+    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe};
