@@ -10,8 +10,9 @@
  * for bit.
  *
  * Speed needs -O3 -fopenmp (for the simd loops), -fno-math-errno (else sqrt
- * stays scalar) and FMA/AVX2 (-march=native); the results do not depend on
- * any of these. -ffp-contract=off is required for the results.
+ * stays scalar) and hardware FMA (-march=native; without it fma() is a
+ * library call, ten times slower). The results depend on none of these,
+ * nor on -ffp-contract: no product here feeds an addition outside fma().
  */
 #include "rng.h"
 

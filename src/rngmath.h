@@ -4,9 +4,10 @@
  * so that the CPU and GPU backends produce the same bits (see rng.h).
  *
  * Every multiply-add is an explicit fma() and the remaining operations are
- * single IEEE operations, so the results are fixed by IEEE 754 alone. That
- * holds only if the compiler contracts nothing on its own: build C with
- * -ffp-contract=off and CUDA with --fmad=false.
+ * single IEEE operations, so the results are fixed by IEEE 754 alone. No
+ * product feeds an addition unless it is exact, so the results hold even
+ * where the compiler contracts a*b+c on its own (nvcc's default --fmad=true,
+ * gcc's -ffp-contract=fast); keep it that way when editing.
  *
  * Both functions are branch-free (selects and bit operations only) so that
  * loops calling them vectorize. Accuracy: within 1 ulp (tests/test_rng.c).
@@ -61,9 +62,10 @@ TSR_HD static inline double tsr_log(double x) {
   p = fma(z, p, 0x1.2492492df148dp-2);
   p = fma(z, p, 0x1.99999999952e2p-2);
   p = fma(z, p, 0x1.5555555555558p-1);
-  double r = z * p;
-  double hfsq = 0.5 * f * f;
-  double y = fma(s, hfsq + r, k * ln2_lo);
+  /* f * f * 0.5: the last product is exact, so contracting it into the
+   * subtraction below would not change the bits. */
+  double hfsq = f * f * 0.5;
+  double y = fma(s, fma(z, p, hfsq), k * ln2_lo);
   return fma(k, ln2_hi, f - (hfsq - y));
 }
 

@@ -80,25 +80,43 @@ finish() {
 
 # ---- running tessera ------------------------------------------------------
 
+# TIMEOUT=SECONDS (optional) bounds every tsr / mpi_run command below, so
+# that a hang fails the test instead of stalling `make check`.
+
 # tsr ARGS...: the program alone (an MPI singleton), without timing lines.
-tsr() { "$TESSERA" --quiet "$@"; }
+tsr() { ${TIMEOUT:+timeout -k 5 "$TIMEOUT"} "$TESSERA" --quiet "$@"; }
+
+# mpi_flags K: the launcher's options for K ranks on this host (Open MPI
+# needs --oversubscribe beyond the cores; binding is left to the OS).
+MPI_IS_OPENMPI=
+mpi_flags() {
+  if [ -z "$MPI_IS_OPENMPI" ]; then
+    if "$MPIEXEC" --version 2>&1 | grep -q -e 'Open MPI' -e OpenRTE; then
+      MPI_IS_OPENMPI=yes
+    else
+      MPI_IS_OPENMPI=no
+    fi
+  fi
+  if [ "$MPI_IS_OPENMPI" = yes ]; then
+    printf -- '-np %s --oversubscribe --bind-to none\n' "$1"
+  else
+    printf -- '-n %s\n' "$1"
+  fi
+}
+if [ "$(id -u)" = 0 ]; then # Open MPI refuses root without these
+  OMPI_ALLOW_RUN_AS_ROOT=1
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
 
 # mpi_run K CMD ARGS...: CMD on K ranks of this host. One OpenMP thread per
 # rank unless OMP_NUM_THREADS is set, so that K ranks on 2 cores stay fair.
 mpi_run() {
   _np=$1
   shift
-  _flags="-np $_np"
-  if "$MPIEXEC" --version 2>&1 | grep -q -e 'Open MPI' -e OpenRTE; then
-    _flags="$_flags --oversubscribe --bind-to none"
-    if [ "$(id -u)" = 0 ]; then
-      OMPI_ALLOW_RUN_AS_ROOT=1
-      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-      export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-    fi
-  fi
+  _flags=$(mpi_flags "$_np")
   # shellcheck disable=SC2086
-  OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} "$MPIEXEC" $_flags "$@"
+  OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} ${TIMEOUT:+timeout -k 5 "$TIMEOUT"} "$MPIEXEC" $_flags "$@"
 }
 
 # mpi_tsr K ARGS...: tessera --quiet on K ranks.

@@ -17,6 +17,7 @@
 #include "../backend.h"
 #include "../error.h"
 #include "../rng.h"
+#include "../signals.h"
 
 #define SEG 2048
 
@@ -306,7 +307,7 @@ static int cpu_reduce_chunks(const tsr_reduce_batch *b) {
     int st;
 #pragma omp atomic read
     st = status;
-    if (st != TSR_OK) continue;
+    if (st != TSR_OK || tsr_interrupted()) continue; /* Ctrl-C: stop within a chunk */
     int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], elems = 1;
     tsr_grid_unravel(b->grid, b->ids[i], idx);
     tsr_grid_chunk_box(b->grid, idx, start, extent);

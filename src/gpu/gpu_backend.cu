@@ -25,6 +25,7 @@ extern "C" {
 #include "../error.h"
 #include "../mpi/comm.h"
 #include "../rngmath.h"
+#include "../signals.h"
 #include "../stats_merge.h"
 }
 
@@ -515,7 +516,7 @@ static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t
 
 static int gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   if (bt->axis >= 0) { /* axis reductions go chunk by chunk */
-    for (int64_t i = 0; i < bt->nchunks; i++) {
+    for (int64_t i = 0; i < bt->nchunks && !tsr_interrupted(); i++) {
       int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
       tsr_grid_unravel(bt->grid, bt->ids[i], idx);
       tsr_grid_chunk_box(bt->grid, idx, start, extent);
@@ -530,7 +531,7 @@ static int gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   TSR_CHECK(prog_upload(bt->prog, &d));
   int st = scratch_alloc(&s);
   dbox hbox[GROUP];
-  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK; first += GROUP) {
+  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted(); first += GROUP) {
     int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
     for (int64_t i = 0; i < count; i++) {
       int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
