@@ -217,21 +217,10 @@ __device__ static void box_next(const dbox &b, int ndim, long long *idx, long lo
 /* A "chain" program (a leaf, then one operation after another on the previous
  * result, any other operand a constant) runs with its value in one register
  * instead of the register file in local memory: W1/W2 are chains. */
+__device__ static double chain_rest(const dprog &p, double v);
+
 __device__ static double eval_chain(const dprog &p, const long long *idx) {
-  double v = leaf_value(p.leaf[p.code[0].x], p.ndim, idx);
-  int prev = p.code[0].dst;
-  for (int i = 1; i < p.ninstr; i++) {
-    const dinstr &ins = p.code[i];
-    if (ins.kind == I_UNARY)
-      v = unary(ins.op, v);
-    else if (ins.x == prev)
-      v = binary(ins.op, v, p.reg_value[ins.y]);
-    else
-      v = binary(ins.op, p.reg_value[ins.x], v);
-    if (ins.round_f32) v = (double)(float)v;
-    prev = ins.dst;
-  }
-  return v;
+  return chain_rest(p, leaf_value(p.leaf[p.code[0].x], p.ndim, idx));
 }
 
 template <bool CHAIN>
@@ -340,12 +329,71 @@ __global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long lon
   out[o] = acc;
 }
 
+/* Both elements of a Philox pair (e even) at once: one counter, one log,
+ * one sincos. Same arithmetic as random_value, so the same bits. */
+__device__ static void random_pair(const dleaf &l, long long e, double *v0, double *v1) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  double u1 = u01(w.x, w.y), u2 = u01(w.z, w.w);
+  if (l.rng == RNG_UNIFORM) {
+    *v0 = l.a + (l.b - l.a) * u1;
+    *v1 = l.a + (l.b - l.a) * u2;
+  } else {
+    double r = sqrt(-2.0 * tsr_log(u1)), s, c2;
+    tsr_sincos2pi(u2, &s, &c2);
+    *v0 = l.a + l.b * (r * c2);
+    *v1 = l.a + l.b * (r * s);
+  }
+  if (l.round_f32) {
+    *v0 = (double)(float)*v0;
+    *v1 = (double)(float)*v1;
+  }
+}
+
+/* The operations after the leaf of a chain program, on a leaf value. */
+__device__ static double chain_rest(const dprog &p, double v) {
+  int prev = p.code[0].dst;
+  for (int i = 1; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    if (ins.kind == I_UNARY)
+      v = unary(ins.op, v);
+    else if (ins.x == prev)
+      v = binary(ins.op, v, p.reg_value[ins.y]);
+    else
+      v = binary(ins.op, p.reg_value[ins.x], v);
+    if (ins.round_f32) v = (double)(float)v;
+    prev = ins.dst;
+  }
+  return v;
+}
+
+/* Materializes a box; each thread takes two consecutive elements, which for
+ * a contiguous random leaf are one Philox pair (half the generation work). */
 __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
-  long long idx[TSR_MAXDIM];
+  long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];
   box_coords(b, p.ndim, i, idx);
+  if (i + 1 >= count) {
+    out[i] = eval_element(p, idx);
+    return;
+  }
+  for (int a = 0; a < TSR_MAXDIM; a++) idx1[a] = idx[a];
+  box_next(b, p.ndim, idx1, 1);
+  if (p.chain && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
+    const dleaf &l = p.leaf[p.code[0].x];
+    long long e0 = leaf_index(l, p.ndim, idx), e1 = leaf_index(l, p.ndim, idx1);
+    if (e1 == e0 + 1 && !(e0 & 1)) {
+      double v0, v1;
+      random_pair(l, e0, &v0, &v1);
+      out[i] = chain_rest(p, v0);
+      out[i + 1] = chain_rest(p, v1);
+      return;
+    }
+  }
   out[i] = eval_element(p, idx);
+  out[i + 1] = eval_element(p, idx1);
 }
 
 /* ---- host side ------------------------------------------------------------ */
@@ -554,7 +602,8 @@ static int gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *
   for (int a = 0; a < p->ndim; a++) n *= extent[a];
   int st = TSR_OK;
   if (n > 0) {
-    eval_kernel<<<(unsigned)((n + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, out);
+    long long pairs = (n + 1) / 2;
+    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, out);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   }
