@@ -15,6 +15,7 @@
  * model, the GPU count and the rank count.
  */
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <curand_philox4x32_x.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +399,9 @@ __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
 
 /* ---- host side ------------------------------------------------------------ */
 
+static int gpu_alloc(size_t bytes, double **ptr);
+static void gpu_release(double *ptr);
+
 /* The chunks a --no-fuse leaf reads are already in device memory (backend
  * memory from gpu_alloc): only their table travels. */
 static int stage_chunks(const tsr_leaf *l, dleaf *x) {
@@ -411,15 +415,15 @@ static int stage_chunks(const tsr_leaf *l, dleaf *x) {
     }
     h.data[c] = l->chunks->data[c];
   }
-  dchunks *dev;
-  CUDA_CHECK(cudaMalloc(&dev, sizeof h));
+  double *dev;
+  TSR_CHECK(gpu_alloc(sizeof h, &dev));
   CUDA_CHECK(cudaMemcpy(dev, &h, sizeof h, cudaMemcpyHostToDevice));
-  x->chunks = dev;
+  x->chunks = (const dchunks *)dev;
   return TSR_OK;
 }
 
 static void unstage_chunks(dleaf *x) {
-  if (x->chunks) cudaFree((void *)x->chunks);
+  if (x->chunks) gpu_release((double *)x->chunks);
 }
 
 /* Copies a program to its device form; DATA leaves are uploaded (freed by
@@ -512,7 +516,14 @@ struct launch_scratch {
   tsr_stat *dout, *hout;
 };
 
-static int scratch_alloc(launch_scratch *s) {
+/* Launch scratch is cached (cudaMallocHost costs milliseconds): a few sets,
+ * one per host thread working at a time. */
+#define SCRATCH_SETS 32
+static launch_scratch scratch_cache[SCRATCH_SETS];
+static int scratch_busy[SCRATCH_SETS];
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int scratch_create(launch_scratch *s) {
   memset(s, 0, sizeof *s);
   CUDA_CHECK(cudaMalloc(&s->dbx, sizeof(dbox) * GROUP));
   CUDA_CHECK(cudaMalloc(&s->dcnt, sizeof(long long) * GROUP));
@@ -522,12 +533,33 @@ static int scratch_alloc(launch_scratch *s) {
   return TSR_OK;
 }
 
+static int scratch_alloc(launch_scratch *s) {
+  pthread_mutex_lock(&scratch_lock);
+  int slot = -1;
+  for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
+    if (!scratch_busy[i]) slot = i;
+  if (slot >= 0) scratch_busy[slot] = 1;
+  pthread_mutex_unlock(&scratch_lock);
+  if (slot < 0) return TSR_ERROR(TSR_ERR_BACKEND, "more than %d host threads launching on one GPU", SCRATCH_SETS);
+  if (!scratch_cache[slot].dout) TSR_CHECK(scratch_create(&scratch_cache[slot]));
+  *s = scratch_cache[slot];
+  return TSR_OK;
+}
+
 static void scratch_release(launch_scratch *s) {
+  pthread_mutex_lock(&scratch_lock);
+  for (int i = 0; i < SCRATCH_SETS; i++)
+    if (scratch_cache[i].dout == s->dout) scratch_busy[i] = 0;
+  pthread_mutex_unlock(&scratch_lock);
+}
+
+static void scratch_destroy(launch_scratch *s) {
   cudaFree(s->dbx);
   cudaFree(s->dcnt);
   cudaFree(s->dparts);
   cudaFree(s->dout);
   cudaFreeHost(s->hout);
+  memset(s, 0, sizeof *s);
 }
 
 /* Full reductions of up to GROUP boxes in one launch; out[i] gets box i's partial. */
@@ -649,9 +681,7 @@ static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t
  * --no-fuse allocates and frees a chunk per operation; cudaMalloc/cudaFree
  * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
 
-#include <pthread.h>
-
-#define POOL_SLOTS 64
+#define POOL_SLOTS 256
 static struct { double *ptr; size_t bytes; int used; } pool[POOL_SLOTS];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes, pool_peak;
@@ -733,6 +763,8 @@ static int gpu_setup(const tsr_backend_config *cfg) {
 }
 
 static void gpu_teardown(void) {
+  for (int i = 0; i < SCRATCH_SETS; i++)
+    if (scratch_cache[i].dout) scratch_destroy(&scratch_cache[i]);
   for (int i = 0; i < POOL_SLOTS; i++)
     if (pool[i].ptr) cudaFree(pool[i].ptr);
   memset(pool, 0, sizeof pool);
