@@ -106,6 +106,19 @@ static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
   return ex->be->setup(&cfg);
 }
 
+/* Rank 0 makes sure the results file can be created before any work; the
+ * other ranks learn the outcome, and report nothing themselves. */
+static int probe_output(const char *path) {
+  int st = tsr_comm_rank() == 0 ? tsr_results_probe(path) : TSR_OK;
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
+  if (st == TSR_OK && worst != TSR_OK) {
+    st = TSR_ERROR(worst, "rank 0 cannot create the results file");
+    tsr_error_set_scope(TSR_SCOPE_SILENT);
+  }
+  return st;
+}
+
 /* ---- what to compute ---------------------------------------------------- */
 
 static int is_small(const tsr_value *v) {
@@ -244,14 +257,18 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   int st = tsr_interp_program(&ip, &prog);
   t.parse = tsr_comm_time() - t0;
   if (st == TSR_OK) st = exec_setup(opt, &ex);
+  if (st == TSR_OK && opt->output) st = probe_output(opt->output);
   t.plan = tsr_comm_time() - t0 - t.parse;
   if (st == TSR_OK) st = plan_and_compute(&ex, &ip, &t);
   t.total = tsr_comm_time() - t0;
-  if (st == TSR_OK && ex.rank == 0) {
+  /* Every rank knows the same st here (errors so far are collective), so
+   * either all ranks take part in the agreement on the results file or none. */
+  int computed = st == TSR_OK;
+  if (computed && ex.rank == 0) {
     print_bindings(out, &ip);
     if (opt->output) st = write_results(opt, &ex, &ip, text, &t);
   }
-  if (opt->output && (st == TSR_OK || ex.rank == 0)) {
+  if (computed && opt->output) {
     int worst = st;
     if (tsr_comm_max_int(st, &worst) == TSR_OK && worst != TSR_OK && st == TSR_OK)
       st = TSR_ERROR(worst, "rank 0 could not write the results file");

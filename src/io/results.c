@@ -212,6 +212,17 @@ static int write_and_rename(const char *path, const char *tmp,
   return TSR_OK;
 }
 
+int tsr_results_probe(const char *path) {
+  size_t len = strlen(path) + 32;
+  char *tmp;
+  TSR_MALLOC(tmp, len);
+  snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
+  int st = reserve_tmp(path, tmp);
+  if (st == TSR_OK) unlink(tmp);
+  free(tmp);
+  return st;
+}
+
 int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
                       const tsr_attr *attrs, int nattrs) {
   if (!path || !path[0] || nitems < 0 || nattrs < 0)

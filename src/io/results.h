@@ -31,4 +31,8 @@ typedef struct tsr_attr {
 int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
                       const tsr_attr *attrs, int nattrs);
 
+/* Checks, before any work, that path's directory takes the temporary file:
+ * creates and removes it. Fails with TSR_ERR_IO naming the file. */
+int tsr_results_probe(const char *path);
+
 #endif
