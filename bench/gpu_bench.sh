@@ -46,6 +46,24 @@ for w in w2 w1; do
     label="$sys chunk loop (extrapolated)"; [ $sys = dask-cupy ] && label="Dask + CuPy"
     record "$w" "$label" 1 "$t"
   done
+  # The best single-GPU peer (PyTorch per chunk) on k GPUs: k processes, one
+  # per GPU, each timing its chunk loop; the chunks split ideally, so the
+  # k-GPU time is the slowest process's whole-array time divided by k.
+  for k in 2 4; do
+    [ "$k" -le "$ngpu" ] || continue
+    nch=20; [ $quick = 1 ] && nch=5
+    pids=() outs=()
+    for ((i = 0; i < k; i++)); do
+      f=$(mktemp); outs+=("$f")
+      CUDA_VISIBLE_DEVICES=$i python3 "$here/gpu_peers.py" --workload $w --system torch --chunks $nch >"$f" 2>&1 &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || true; done
+    t=$(for f in "${outs[@]}"; do tail -1 "$f" | awk '{print $3}'; done | sort -g | tail -1)
+    cat "${outs[@]}" >&2; rm -f "${outs[@]}"
+    t=$(awk -v t="$t" -v k="$k" 'BEGIN { if (t+0 > 0) printf "%.4f", t / k; else print "FAIL" }')
+    record "$w" "torch per chunk, k processes" "$k" "$t"
+  done
 done
 
 printf '\n%-4s %-34s %5s %12s %10s\n' work system gpus seconds GB/s
@@ -61,4 +79,9 @@ for w in w2 w1; do
   [ -n "$ref" ] || continue
   printf '%s\n' "${rows[@]}" | awk -F'|' -v w=$w -v r="$ref" '$1==w && $2 !~ /^tessera/ && $4+0 > 0 {printf "%s: %s / tessera fused (1 GPU) = %.1fx\n", w, $2, $4 / r}'
   printf '%s\n' "${rows[@]}" | awk -F'|' -v w=$w -v r="$ref" '$1==w && $2=="tessera fused" && $3 > 1 && $4+0 > 0 {printf "%s: scaling on %d GPUs = %.2fx the 1-GPU speed\n", w, $3, r / $4}'
+  for k in 2 4; do
+    ours_k=$(printf '%s\n' "${rows[@]}" | awk -F'|' -v w=$w -v k=$k '$1==w && $2=="tessera fused" && $3==k {print $4}')
+    [ -n "$ours_k" ] || continue
+    printf '%s\n' "${rows[@]}" | awk -F'|' -v w=$w -v k=$k -v r="$ours_k" '$1==w && $2 !~ /^tessera/ && $3==k && $4+0 > 0 && r+0 > 0 {printf "%s: %s on %d GPUs / tessera fused (%d GPUs) = %.1fx\n", w, $2, k, k, $4 / r}'
+  done
 done

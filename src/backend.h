@@ -63,6 +63,9 @@ typedef struct tsr_backend_ops {
   int (*download)(const double *src, double *dst, size_t n);
   /* One line for `tessera info`. */
   void (*describe)(char *buf, size_t n);
+  /* Peak backend memory this rank used since setup (device memory for the
+   * GPU), in bytes; 0 when the backend does not measure it. */
+  size_t (*peak_memory)(void);
 } tsr_backend_ops;
 
 extern const tsr_backend_ops tsr_cpu_backend;

@@ -360,7 +360,7 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
     slot[out_chunk_of(r, g, idx) * K + idx[r->axis]] = (const tsr_stat *)(recv + off + sizeof id);
     off += sizeof id + sizeof(tsr_stat) * (size_t)tsr_partial_count(g->ndim, extent, r->axis);
   }
-  int64_t *mine, nmine;
+  int64_t *mine = NULL, nmine = 0;
   TSR_CHECK(owned_chunks(ex, &r->grid, &mine, &nmine));
   double **vals;
   TSR_CALLOC(vals, (size_t)nmine + 1, sizeof(double *));
@@ -476,7 +476,7 @@ static int agree(int st) {
 static int compute_reduce(tsr_exec *ex, tsr_node *r) {
   const tsr_node *x = r->in[0];
   const tsr_grid *g = &x->grid;
-  int64_t *ids, n;
+  int64_t *ids = NULL, n = 0;
   TSR_CHECK(owned_chunks(ex, g, &ids, &n));
   tsr_stat **parts;
   TSR_CALLOC(parts, (size_t)n + 1, sizeof(tsr_stat *));
@@ -525,7 +525,7 @@ static int compute_reduce(tsr_exec *ex, tsr_node *r) {
 /* A small non-reduced result (a slice of a random array, ...). */
 static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
   const tsr_grid *g = &node->grid;
-  int64_t *ids, n;
+  int64_t *ids = NULL, n = 0;
   TSR_CHECK(owned_chunks(ex, g, &ids, &n));
   double **bufs;
   TSR_CALLOC(bufs, (size_t)n + 1, sizeof(double *));

@@ -224,10 +224,14 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
   double gb = ex->elements * 8.0 / 1e9;
   fprintf(stderr,
           "tessera: %d rank%s x %d thread%s, %s backend%s: compute %.3f s (%.3g GB logical, "
-          "%.2f GB/s per rank), comm %.3f s, total %.3f s, peak RSS %.0f MB\n",
+          "%.2f GB/s per rank), comm %.3f s (%s), total %.3f s, peak RSS %.0f MB",
           ex->size, ex->size == 1 ? "" : "s", ex->threads, ex->threads == 1 ? "" : "s",
           ex->be->name, ex->no_fuse ? " (no fusion)" : "", t->compute, gb,
-          t->compute > 0 ? gb / t->compute : 0.0, t->comm, t->total, ru.ru_maxrss / 1024.0);
+          t->compute > 0 ? gb / t->compute : 0.0, t->comm, tsr_comm_transport_name(), t->total,
+          ru.ru_maxrss / 1024.0);
+  size_t dev = ex->be->peak_memory ? ex->be->peak_memory() : 0;
+  if (dev) fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
+  fputc('\n', stderr);
 }
 
 /* ---- entry points ------------------------------------------------------------- */
@@ -340,6 +344,14 @@ void tsr_info(FILE *out) {
   fprintf(out, "backend %s\n", buf);
   tsr_gpu_backend.describe(buf, sizeof buf);
   fprintf(out, "backend %s\n", buf);
+  fprintf(out, "mpi: CUDA-aware %s (device data moves through %s)\n",
+          tsr_comm_mpi_cuda_aware() ? "yes" : "no",
+#ifdef TSR_HAVE_CUDA
+          "NCCL with the cuda backend"
+#else
+          "host buffers and MPI"
+#endif
+  );
 #ifdef TSR_HAVE_PARALLEL_HDF5
   fprintf(out, "hdf5: parallel\n");
 #else

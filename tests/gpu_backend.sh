@@ -48,4 +48,21 @@ for k in 2 3 4; do
   expect_eq "$one" "$got" "$k ranks on the GPU backend"
 done
 expect_close "$one" "$(cpu "$e")" 1e-12
+
+# On 2 ranks the exchanges go through NCCL (the summary names the transport),
+# and axis reductions (an all-to-all of partial rows) give the 1-rank digits.
+mpi_run 2 "$TESSERA" --backend=cuda --gpus-shared eval "$e" >nccl.out 2>nccl.err
+grep -q 'comm [0-9.]* s (NCCL)' nccl.err || fail "2 GPU ranks did not exchange through NCCL: $(cat nccl.err)"
+a='sum(std(normal(shape=(3000, 2000), chunks=(300, 700), seed=3), axis=0) * arange(2000))'
+one=$(gpu "$a")
+for k in 2 3; do
+  expect_eq "$one" "$(mpi_run "$k" "$TESSERA" --quiet --backend=cuda --gpus-shared eval "$a")" \
+    "axis reduction on $k GPU ranks"
+done
+
+# --no-fuse keeps chunks in device memory: the summary reports its peak,
+# at least the two 2000x2000 float64 chunks (32 MB) a worker holds.
+"$TESSERA" --backend=cuda --no-fuse eval "$e" >nf.out 2>nf.err
+mb=$(sed -n 's/.*peak device memory \([0-9]*\) MB.*/\1/p' nf.err)
+[ -n "$mb" ] && [ "$mb" -ge 32 ] || fail "no plausible peak device memory in: $(cat nf.err)"
 echo "gpu backend: values identical to the CPU backend; reductions within 1e-12; rank-count invariant"

@@ -343,10 +343,13 @@ static int cpu_download(const double *src, double *dst, size_t n) {
   memcpy(dst, src, sizeof(double) * n);
   return TSR_OK;
 }
+/* Host memory is reported as the process's peak RSS instead. */
+static size_t cpu_peak_memory(void) { return 0; }
+
 static void cpu_describe(char *buf, size_t n) {
   snprintf(buf, n, "cpu: C11 + OpenMP, %d threads per rank", omp_get_max_threads());
 }
 
 const tsr_backend_ops tsr_cpu_backend = {
     "cpu",          cpu_available, cpu_setup, cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
-    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe};
+    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe, cpu_peak_memory};

@@ -28,6 +28,7 @@ extern "C" {
 #include "../rngmath.h"
 #include "../signals.h"
 #include "../stats_merge.h"
+#include "gpu_nccl.h"
 }
 
 #define CUDA_CHECK(call)                                                       \
@@ -686,6 +687,18 @@ static struct { double *ptr; size_t bytes; int used; } pool[POOL_SLOTS];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes, pool_peak;
 
+/* Device memory in use (cudaMemGetInfo), sampled after each allocation of
+ * this backend; the peak is reported relative to the use right after setup.
+ * Ranks sharing a GPU see each other's allocations. */
+static size_t mem_base, mem_peak;
+static void sample_memory(void) {
+  size_t f = 0, t = 0;
+  if (cudaMemGetInfo(&f, &t) != cudaSuccess) return;
+  size_t used = t - f;
+  if (used > mem_peak) mem_peak = used;
+}
+static size_t gpu_peak_memory(void) { return mem_peak > mem_base ? mem_peak - mem_base : 0; }
+
 static int gpu_alloc(size_t bytes, double **ptr) {
   pthread_mutex_lock(&pool_lock);
   int best = -1;
@@ -720,6 +733,7 @@ static int gpu_alloc(size_t bytes, double **ptr) {
     if (pool_bytes > pool_peak) pool_peak = pool_bytes;
   }
   pthread_mutex_unlock(&pool_lock);
+  if (e == cudaSuccess) sample_memory();
   if (e != cudaSuccess)
     return TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)",
                      bytes, pool_bytes, device_mem_limit);
@@ -756,6 +770,9 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   device_mem_limit = cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9;
+  mem_base = mem_peak = total_b - free_b;
+  TSR_CHECK(tsr_gpu_nccl_start());
+  sample_memory();
   if (device_mem_limit < sizeof(tsr_stat) * MAX_PARTS * GROUP * 2)
     return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
                      device_mem_limit);
@@ -763,6 +780,7 @@ static int gpu_setup(const tsr_backend_config *cfg) {
 }
 
 static void gpu_teardown(void) {
+  tsr_gpu_nccl_stop();
   for (int i = 0; i < SCRATCH_SETS; i++)
     if (scratch_cache[i].dout) scratch_destroy(&scratch_cache[i]);
   for (int i = 0; i < POOL_SLOTS; i++)
@@ -782,12 +800,13 @@ static void gpu_describe(char *buf, size_t n) {
   }
   cudaDeviceProp prop;
   cudaGetDeviceProperties(&prop, device_id >= 0 ? device_id : 0);
-  snprintf(buf, n, "cuda: %d GPU%s (%s, %.0f GiB), runtime %d.%d, driver %d.%d%s", count,
+  char nccl[32];
+  tsr_gpu_nccl_version(nccl, sizeof nccl);
+  snprintf(buf, n, "cuda: %d GPU%s (%s, %.0f GiB), runtime %d.%d, driver %d.%d, %s", count,
            count == 1 ? "" : "s", prop.name, prop.totalGlobalMem / 1073741824.0, rt / 1000,
-           (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10,
-           device_id >= 0 ? "" : "");
+           (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10, nccl);
 }
 
 extern "C" const tsr_backend_ops tsr_gpu_backend = {
     "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
-    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe};
+    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe, gpu_peak_memory};

@@ -40,6 +40,8 @@ static int gpu_download(const double *src, double *dst, size_t n) {
   (void)src, (void)dst, (void)n;
   return TSR_ERROR(TSR_ERR_BACKEND, "the cuda backend is not built");
 }
+static size_t gpu_peak_memory(void) { return 0; }
+
 static void gpu_describe(char *buf, size_t n) {
 #ifdef TSR_HAVE_CUDA
   snprintf(buf, n, "cuda: toolkit found at configure time; GPU kernels not built in this version");
@@ -50,4 +52,4 @@ static void gpu_describe(char *buf, size_t n) {
 
 const tsr_backend_ops tsr_gpu_backend = {
     "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
-    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe};
+    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe, gpu_peak_memory};

@@ -5,6 +5,11 @@
 #include "comm.h"
 
 #include <mpi.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI: MPIX_CUDA_AWARE_SUPPORT */
+#endif
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +82,50 @@ static int displacements(const size_t *n, int size, int **counts, int **displs, 
   return TSR_OK;
 }
 
+static const tsr_comm_transport *transport;
+
+void tsr_comm_set_transport(const tsr_comm_transport *t) { transport = t; }
+const char *tsr_comm_transport_name(void) { return transport ? transport->name : "MPI"; }
+
+int tsr_comm_mpi_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support();
+#else
+  return 0;
+#endif
+}
+
+int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root) {
+  if (nbytes > (size_t)0x7fffffff)
+    return TSR_ERROR(TSR_ERR_COMM, "broadcast of %zu bytes exceeds one MPI call", nbytes);
+  MPI_CHECK(MPI_Bcast(buf, (int)nbytes, MPI_BYTE, root, MPI_COMM_WORLD));
+  return TSR_OK;
+}
+
+/* Allgather through the device transport: equal contributions padded to the
+ * largest, then compacted in rank order. */
+static int transport_allgather(const void *send, size_t nbytes, const size_t *counts, char *all) {
+  size_t most = 0, off = 0;
+  for (int r = 0; r < world_size; r++) most = counts[r] > most ? counts[r] : most;
+  if (most == 0) return TSR_OK;
+  char *pad, *recv;
+  TSR_CALLOC(pad, most, 1);
+  if (nbytes) memcpy(pad, send, nbytes);
+  recv = malloc(most * (size_t)world_size);
+  if (!recv) {
+    free(pad);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %zu-byte exchange", most * world_size);
+  }
+  int st = transport->allgather(pad, most, recv);
+  for (int r = 0; st == TSR_OK && r < world_size; r++) {
+    memcpy(all + off, recv + most * (size_t)r, counts[r]);
+    off += counts[r];
+  }
+  free(pad);
+  free(recv);
+  return st;
+}
+
 int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t **counts) {
   unsigned long long mine = nbytes;
   unsigned long long *each;
@@ -89,7 +138,12 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
   int *rc, *rd;
   size_t total;
   TSR_CHECK(displacements(*counts, world_size, &rc, &rd, &total));
-  TSR_MALLOC(*all, total);
+  TSR_MALLOC(*all, total ? total : 1);
+  if (transport && world_size > 1) {
+    free(rc);
+    free(rd);
+    return transport_allgather(send, nbytes, *counts, *all);
+  }
   int st = MPI_Allgatherv(send, (int)nbytes, MPI_BYTE, *all, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
   free(rc);
   free(rd);
@@ -113,6 +167,19 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
   size_t stotal, rtotal;
   TSR_CHECK(displacements(sendn, size, &sc, &sd, &stotal));
   TSR_CHECK(displacements(*recvn, size, &rc, &rd, &rtotal));
+  if (transport && size > 1) {
+    char **rp;
+    TSR_MALLOC(*recv, rtotal ? rtotal : 1);
+    TSR_MALLOC(rp, sizeof(char *) * (size_t)size);
+    for (int r = 0; r < size; r++) rp[r] = *recv + rd[r];
+    int tst = transport->alltoall(send, sendn, rp, *recvn);
+    free(rp);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    return tst;
+  }
   char *sbuf;
   TSR_MALLOC(sbuf, stotal);
   for (int r = 0; r < size; r++)

@@ -28,6 +28,26 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
  * *recv holds what every rank sent here, in rank order, recvn[r] bytes from r. */
 int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv, size_t **recvn);
 
+/* Broadcast of nbytes from root (used to bootstrap NCCL). */
+int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root);
+
+/* A device transport: the GPU backend registers one (NCCL) at setup, and
+ * the two exchanges above then move their data through it (the byte counts
+ * still travel over MPI). allgather: every rank sends n bytes; recv receives
+ * size*n bytes in rank order. alltoall: send[d]/sendn[d] bytes for rank d,
+ * recv[r]/recvn[r] from rank r (counts known on both sides). */
+typedef struct tsr_comm_transport {
+  const char *name;
+  int (*allgather)(const void *send, size_t n, void *recv);
+  int (*alltoall)(char *const *send, const size_t *sendn, char *const *recv, const size_t *recvn);
+} tsr_comm_transport;
+void tsr_comm_set_transport(const tsr_comm_transport *t); /* NULL: MPI only */
+const char *tsr_comm_transport_name(void);               /* "MPI" or t->name */
+
+/* Whether the MPI library can take device pointers (MPIX_Query_cuda_support);
+ * 0 when unknown. */
+int tsr_comm_mpi_cuda_aware(void);
+
 /* Maximum of v over all ranks (used to agree on failure). */
 int tsr_comm_max_int(int v, int *out);
 

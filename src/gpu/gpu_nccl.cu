@@ -1,0 +1,144 @@
+/*
+ * gpu_nccl.cu - NCCL transport (see gpu_nccl.h).
+ *
+ * The executor's exchanges hold host bytes (partials downloaded from the
+ * device). They are staged through pinned host memory into device buffers,
+ * moved with ncclAllGather or grouped ncclSend/ncclRecv on one stream, and
+ * copied back; the byte counts were agreed over MPI before. Buffers grow as
+ * needed and are kept for the next exchange.
+ */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <string.h>
+
+extern "C" {
+#include "../error.h"
+#include "../mpi/comm.h"
+#include "gpu_nccl.h"
+}
+
+static ncclComm_t comm;
+static int started, nranks, me;
+static cudaStream_t stream;
+static char *dsend, *drecv, *hstage;
+static size_t dsend_n, drecv_n, hstage_n;
+
+#define NCCL_CHECK(call)                                                          \
+  do {                                                                            \
+    ncclResult_t r_ = (call);                                                     \
+    if (r_ != ncclSuccess)                                                        \
+      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, ncclGetErrorString(r_)); \
+  } while (0)
+#define CU_CHECK(call)                                                            \
+  do {                                                                            \
+    cudaError_t e_ = (call);                                                      \
+    if (e_ != cudaSuccess)                                                        \
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s failed: %s", #call, cudaGetErrorString(e_)); \
+  } while (0)
+
+static int grow_device(char **p, size_t *have, size_t want) {
+  if (want <= *have) return TSR_OK;
+  if (*p) cudaFree(*p);
+  *p = NULL;
+  *have = 0;
+  CU_CHECK(cudaMalloc((void **)p, want));
+  *have = want;
+  return TSR_OK;
+}
+
+static int grow_host(size_t want) {
+  if (want <= hstage_n) return TSR_OK;
+  if (hstage) cudaFreeHost(hstage);
+  hstage = NULL;
+  hstage_n = 0;
+  CU_CHECK(cudaMallocHost((void **)&hstage, want));
+  hstage_n = want;
+  return TSR_OK;
+}
+
+static int nccl_allgather(const void *send, size_t n, void *recv) {
+  size_t total = n * (size_t)nranks;
+  TSR_CHECK(grow_device(&dsend, &dsend_n, n));
+  TSR_CHECK(grow_device(&drecv, &drecv_n, total));
+  TSR_CHECK(grow_host(total > n ? total : n));
+  memcpy(hstage, send, n);
+  CU_CHECK(cudaMemcpyAsync(dsend, hstage, n, cudaMemcpyHostToDevice, stream));
+  NCCL_CHECK(ncclAllGather(dsend, drecv, n, ncclChar, comm, stream));
+  CU_CHECK(cudaMemcpyAsync(hstage, drecv, total, cudaMemcpyDeviceToHost, stream));
+  CU_CHECK(cudaStreamSynchronize(stream));
+  memcpy(recv, hstage, total);
+  return TSR_OK;
+}
+
+static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *recv,
+                         const size_t *recvn) {
+  size_t st = 0, rt = 0;
+  for (int r = 0; r < nranks; r++) {
+    st += sendn[r];
+    rt += recvn[r];
+  }
+  TSR_CHECK(grow_device(&dsend, &dsend_n, st ? st : 1));
+  TSR_CHECK(grow_device(&drecv, &drecv_n, rt ? rt : 1));
+  TSR_CHECK(grow_host(st > rt ? st : (rt ? rt : 1)));
+  size_t off = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (sendn[r]) memcpy(hstage + off, send[r], sendn[r]);
+    off += sendn[r];
+  }
+  CU_CHECK(cudaMemcpyAsync(dsend, hstage, st, cudaMemcpyHostToDevice, stream));
+  NCCL_CHECK(ncclGroupStart());
+  size_t so = 0, ro = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (sendn[r]) NCCL_CHECK(ncclSend(dsend + so, sendn[r], ncclChar, r, comm, stream));
+    if (recvn[r]) NCCL_CHECK(ncclRecv(drecv + ro, recvn[r], ncclChar, r, comm, stream));
+    so += sendn[r];
+    ro += recvn[r];
+  }
+  NCCL_CHECK(ncclGroupEnd());
+  /* The staging buffer is reused for what arrived once the sends are done. */
+  CU_CHECK(cudaMemcpyAsync(hstage, drecv, rt, cudaMemcpyDeviceToHost, stream));
+  CU_CHECK(cudaStreamSynchronize(stream));
+  ro = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (recvn[r]) memcpy(recv[r], hstage + ro, recvn[r]);
+    ro += recvn[r];
+  }
+  return TSR_OK;
+}
+
+static const tsr_comm_transport nccl_transport = {"NCCL", nccl_allgather, nccl_alltoall};
+
+extern "C" int tsr_gpu_nccl_start(void) {
+  nranks = tsr_comm_size();
+  me = tsr_comm_rank();
+  if (started || nranks < 2) return TSR_OK;
+  ncclUniqueId id;
+  if (me == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+  TSR_CHECK(tsr_comm_bcast_bytes(&id, sizeof id, 0));
+  CU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  NCCL_CHECK(ncclCommInitRank(&comm, nranks, id, me));
+  started = 1;
+  tsr_comm_set_transport(&nccl_transport);
+  return TSR_OK;
+}
+
+extern "C" void tsr_gpu_nccl_stop(void) {
+  tsr_comm_set_transport(NULL);
+  if (!started) return;
+  ncclCommDestroy(comm);
+  cudaStreamDestroy(stream);
+  if (dsend) cudaFree(dsend);
+  if (drecv) cudaFree(drecv);
+  if (hstage) cudaFreeHost(hstage);
+  dsend = drecv = hstage = NULL;
+  dsend_n = drecv_n = hstage_n = 0;
+  started = 0;
+}
+
+extern "C" void tsr_gpu_nccl_version(char *buf, unsigned long n) {
+  int v = 0;
+  ncclGetVersion(&v);
+  /* NCCL >= 2.9 encodes major*10000 + minor*100 + patch. */
+  snprintf(buf, n, "NCCL %d.%d.%d", v / 10000, (v / 100) % 100, v % 100);
+}
