@@ -6,13 +6,13 @@
 # Debian packages (--deps DIR, see --fetch-deps) where the node lacks them.
 #
 # usage: scripts/gpu-check.sh [--tarball FILE] [--logs DIR] [--deps DIR]
-#                             [--jobs N] [--no-bench] [--bench-args "..."]
+#                             [--jobs N] [--no-bench] [--no-suite] [--bench-args "..."]
 #        scripts/gpu-check.sh --fetch-deps DIR   (on a machine with apt: download
 #                                                 and unpack the packages into DIR)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-tarball="" logs="${OUT:-$PWD/gpu-check-logs}" deps="" jobs=$(nproc) bench=1 bench_args=""
+tarball="" logs="${OUT:-$PWD/gpu-check-logs}" deps="" jobs=$(nproc) bench=1 suite=1 bench_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --tarball) tarball=$2; shift 2 ;;
@@ -20,6 +20,7 @@ while [ $# -gt 0 ]; do
     --deps) deps=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --no-bench) bench=0; shift ;;
+    --no-suite) suite=0; shift ;;
     --bench-args) bench_args=$2; shift 2 ;;
     --fetch-deps)
       mkdir -p "$2/debs" && cd "$2/debs"
@@ -85,8 +86,10 @@ run_suite() { # name, CUDA_VISIBLE_DEVICES
   grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR):' "$logs/check-$name.log" | tee -a "$summary" || true
   cp test-suite.log "$logs/test-suite-$name.log" 2>/dev/null || true
 }
-run_suite 1gpu 0
-if [ "$ngpu" -ge 2 ]; then run_suite 2gpu 0,1; else note "one GPU: the 2-GPU suite is not run"; fi
+if [ "$suite" = 1 ]; then
+  run_suite 1gpu 0
+  if [ "$ngpu" -ge 2 ]; then run_suite 2gpu 0,1; else note "one GPU: the 2-GPU suite is not run"; fi
+fi
 
 # Peers the node's Python lacks (dask) may come as wheels in .whl/.
 if [ -d "$here/.whl" ] && ls "$here"/.whl/*.whl >/dev/null 2>&1; then

@@ -771,7 +771,11 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   device_mem_limit = cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9;
   mem_base = mem_peak = total_b - free_b;
-  TSR_CHECK(tsr_gpu_nccl_start());
+  /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
+   * ranks (--gpus-shared), every rank exchanges through MPI instead. */
+  int shared = nlocal > n, any_shared = shared;
+  TSR_CHECK(tsr_comm_max_int(shared, &any_shared));
+  if (!any_shared) TSR_CHECK(tsr_gpu_nccl_start());
   sample_memory();
   if (device_mem_limit < sizeof(tsr_stat) * MAX_PARTS * GROUP * 2)
     return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
