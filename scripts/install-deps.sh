@@ -9,6 +9,12 @@
 #   scripts/install-deps.sh           install what is missing
 #   scripts/install-deps.sh --check   list what is missing; exit 1 if anything is
 #   scripts/install-deps.sh --list    print the package list
+#   ... --with-batch                  also a one-node SLURM (slurmctld, slurmd,
+#                                     munge) and shellcheck, for the job-script
+#                                     tests; implied when CI=true
+#   ... --with-parallel-hdf5          also parallel HDF5 (libhdf5-openmpi-dev,
+#                                     beside the serial one), for the second
+#                                     build of scripts/test.sh; implied when CI=true
 #
 # On other systems it prints the list and returns 0: configure then names
 # whatever is still missing (MPI, HDF5, Random123, LAPACKE, Check).
@@ -25,15 +31,29 @@ PACKAGES=(
   check                                                # unit tests
   python3                                              # test helpers
 )
+# tests/slurm_job.sh starts a one-node SLURM of its own; tests/job_scripts.sh
+# lints jobs/ with shellcheck. Both skip (loudly) without them outside CI.
+BATCH_PACKAGES=(slurmctld slurmd slurm-client munge shellcheck)
+# scripts/test.sh --full builds and tests a second time against parallel HDF5
+# (collective MPI-IO reads and writes in load/save).
+PHDF5_PACKAGES=(libhdf5-openmpi-dev)
 
 mode=install
-case "${1:-}" in
-  "") ;;
-  --check) mode=check ;;
-  --list) printf '%s\n' "${PACKAGES[@]}"; exit 0 ;;
-  -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  *) echo "install-deps.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-esac
+batch=0 phdf5=0
+[ "${CI:-}" = true ] && batch=1 && phdf5=1
+for arg in "$@"; do
+  case "$arg" in
+    --check) mode=check ;;
+    --list) mode=list ;;
+    --with-batch) batch=1 ;;
+    --with-parallel-hdf5) phdf5=1 ;;
+    -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "install-deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$batch" -eq 1 ]; then PACKAGES+=("${BATCH_PACKAGES[@]}"); fi
+if [ "$phdf5" -eq 1 ]; then PACKAGES+=("${PHDF5_PACKAGES[@]}"); fi
+if [ "$mode" = list ]; then printf '%s\n' "${PACKAGES[@]}"; exit 0; fi
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "install-deps.sh: no apt-get/dpkg here; install the equivalents of:" >&2

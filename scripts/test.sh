@@ -3,7 +3,10 @@
 # dependencies, builds tessera with warnings as errors and runs `make check`.
 # With --full, or when CI=true, it also runs the tests again in a build with
 # AddressSanitizer and UBSan, and `make distcheck` (the release tarball
-# builds, passes its tests, installs and uninstalls cleanly).
+# builds, passes its tests, installs and uninstalls cleanly); the first two
+# builds then use serial HDF5 and distcheck's uses parallel HDF5
+# (--with-hdf5=parallel, collective MPI-IO in load/save), so that the whole
+# suite runs against both.
 #
 #   scripts/test.sh            quick: -Werror build + make check
 #   scripts/test.sh --full     + sanitizers + distcheck (what CI runs)
@@ -115,8 +118,23 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && command -v nvcc >/dev/null 2>&1; then
   fi
 fi
 
+# HDF5: the full run tests serial HDF5 in the first builds and parallel HDF5
+# in distcheck's (both are installed in CI), unless CONFIGURE_FLAGS chooses.
+hdf5_flags=() hdf5_dist=""
+if [ "$full" -eq 1 ] && [[ " ${user_flags[*]} " != *" --with-hdf5"* ]]; then
+  hdf5_flags=(--with-hdf5=serial)
+  if pkg-config --exists hdf5-openmpi 2>/dev/null; then
+    hdf5_dist=--with-hdf5=parallel
+  elif [ "${CI:-}" = true ]; then
+    echo "test.sh: parallel HDF5 (libhdf5-openmpi-dev) is missing: CI tests both HDF5 builds" >&2
+    exit 1
+  else
+    echo "test.sh: parallel HDF5 is not installed: only serial HDF5 is tested" >&2
+  fi
+fi
+
 # 1. Warnings are errors; the build the tests and CI rely on.
-configure_in "$top/build-check" --enable-werror "${cuda_flags[@]}" "${user_flags[@]}"
+configure_in "$top/build-check" --enable-werror "${hdf5_flags[@]}" "${cuda_flags[@]}" "${user_flags[@]}"
 step "make -j$jobs"
 make -j"$jobs"
 run_check "-Werror build"
@@ -130,7 +148,7 @@ if [ "$full" -eq 1 ]; then
   # with suppressions for libmpi/libopen-pal/libopen-rte/libhwloc/libevent
   # and fast_unwind_on_malloc=0: clean as a singleton, still failing under
   # mpirun, and 10x slower.)
-  configure_in "$top/build-sanitize" --enable-sanitizers --enable-werror "${cuda_flags[@]}" "${user_flags[@]}"
+  configure_in "$top/build-sanitize" --enable-sanitizers --enable-werror "${hdf5_flags[@]}" "${cuda_flags[@]}" "${user_flags[@]}"
   step "make -j$jobs (sanitizers)"
   make -j"$jobs"
   export ASAN_OPTIONS=detect_leaks=0
@@ -138,11 +156,12 @@ if [ "$full" -eq 1 ]; then
   run_check "sanitizers"
   unset ASAN_OPTIONS UBSAN_OPTIONS
 
-  # 3. The release tarball: builds out of a read-only source tree, passes
-  # make check, installs, uninstalls and cleans up completely.
+  # 3. The release tarball: builds out of a read-only source tree (against
+  # parallel HDF5 when installed), passes make check, installs, uninstalls
+  # and cleans up completely.
   cd "$top/build-check"
   step "make distcheck"
-  distcheck_flags="--enable-werror ${cuda_flags[*]} ${user_flags[*]}"
+  distcheck_flags="--enable-werror $hdf5_dist ${cuda_flags[*]} ${user_flags[*]}"
   if ! make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS="$distcheck_flags"; then
     log=$(find . -path '*/_build/*' -name test-suite.log 2>/dev/null | head -1)
     if [ -n "$log" ]; then

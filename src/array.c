@@ -43,6 +43,7 @@ static uint64_t node_hash(const tsr_node *n) {
   h = mix(h, (uint64_t)(uintptr_t)n->in[1]);
   h = mix_double(mix_double(h, n->a), n->b);
   h = mix(mix(h, n->key), n->stream);
+  h = mix(h, (uint64_t)(uintptr_t)n->src);
   h = mix(mix(mix(h, (uint64_t)n->axis), (uint64_t)n->keepdims), (uint64_t)n->ddof);
   for (int i = 0; i < n->nsel; i++) {
     const tsr_axis_sel *s = &n->sel[i];
@@ -58,7 +59,7 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype) return 0;
   if (x->in[0] != y->in[0] || x->in[1] != y->in[1]) return 0;
   if (!same_double(x->a, y->a) || !same_double(x->b, y->b)) return 0;
-  if (x->key != y->key || x->stream != y->stream) return 0;
+  if (x->key != y->key || x->stream != y->stream || x->src != y->src) return 0;
   if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
   if (x->nsel != y->nsel || memcmp(x->sel, y->sel, sizeof(tsr_axis_sel) * (size_t)x->nsel))
     return 0;
@@ -180,6 +181,39 @@ int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr
   } else {
     TSR_CHECK(tsr_grid_reduce(&x->grid, axis, keepdims, &p.grid));
   }
+  return node_intern(&p, out);
+}
+
+int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_LOAD, 0, dt);
+  p.src = src;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out) {
+  if (tsr_grid_equal(&x->grid, grid)) {
+    *out = x;
+    return TSR_OK;
+  }
+  if (grid->ndim != x->grid.ndim || memcmp(grid->shape, x->grid.shape, sizeof(int64_t) * (size_t)grid->ndim))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "rechunk to a grid of another shape");
+  tsr_node p;
+  proto_init(&p, N_RECHUNK, 0, x->dtype);
+  p.in[0] = x;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
+                    tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_LINALG, op, dt);
+  p.in[0] = x;
+  p.in[1] = y;
+  p.a = param;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
   return node_intern(&p, out);
 }
 

@@ -24,8 +24,17 @@ typedef enum tsr_node_kind {
   N_BINARY,  /* elementwise f(x, y) with broadcasting */
   N_SELECT,  /* indexing and slicing */
   N_ASTYPE,  /* dtype conversion */
-  N_REDUCE   /* sum/mean/min/max/std/var over all axes or one */
+  N_REDUCE,  /* sum/mean/min/max/std/var over all axes or one */
+  N_LOAD,    /* an HDF5 dataset, read chunk by chunk as hyperslabs (stage.h) */
+  N_RECHUNK, /* in[0]'s values on another chunk grid: pieces move between owners */
+  N_LINALG   /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
 } tsr_node_kind;
+
+/* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
+ * programs that read them, like reductions. a: k of svd(x, k=) (0: all). */
+typedef enum tsr_la_op {
+  LA_TRANSPOSE, LA_MATMUL, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT
+} tsr_la_op;
 
 typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
 
@@ -37,6 +46,8 @@ typedef enum tsr_ew_op {
 } tsr_ew_op;
 
 typedef enum tsr_red_kind { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_VAR, RED_STD } tsr_red_kind;
+
+struct tsr_h5src;
 
 typedef struct tsr_node tsr_node;
 struct tsr_node {
@@ -52,6 +63,7 @@ struct tsr_node {
   int nsel;
   int axis;           /* REDUCE: -1 for all axes */
   int keepdims, ddof; /* REDUCE */
+  const struct tsr_h5src *src; /* LOAD: the file and dataset (io/h5array.h) */
   int id;             /* creation number (stable across ranks) */
   uint64_t hash;
   double *value;      /* computed values (row-major), replicated; NULL until computed */
@@ -71,6 +83,12 @@ int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
 int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);
 int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out);
 int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out);
+int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+/* x on grid (same shape); returns x itself when the grids are equal. */
+int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
+/* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
+int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
+                    tsr_dtype dt, tsr_node **out);
 
 int64_t tsr_node_size(const tsr_node *n);
 static inline int tsr_node_ndim(const tsr_node *n) { return n->grid.ndim; }

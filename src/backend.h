@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpi/p2p.h"
 #include "program.h"
 #include "stats.h"
 
@@ -66,6 +67,14 @@ typedef struct tsr_backend_ops {
   /* Peak backend memory this rank used since setup (device memory for the
    * GPU), in bytes; 0 when the backend does not measure it. */
   size_t (*peak_memory)(void);
+  /* Rechunking: sends and receives pieces held in backend memory (from
+   * alloc), one message per peer and direction, all posted at once; returns
+   * when every message has arrived. Optional: NULL makes the executor
+   * download the pieces and move host copies with MPI point-to-point
+   * (stage.c), which is how a GPU backend works until it moves device
+   * buffers itself (NCCL send/recv). The CPU's memory is host memory, so its
+   * exchange is MPI point-to-point on the buffers themselves. */
+  int (*exchange)(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs);
 } tsr_backend_ops;
 
 extern const tsr_backend_ops tsr_cpu_backend;

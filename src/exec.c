@@ -18,44 +18,113 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "linalg/linalg.h"
 #include "mpi/comm.h"
 #include "signals.h"
+#include "stage.h"
+#include "trace.h"
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* Rank 0's progress line: on a terminal it is rewritten in place (\r) every
+ * second; in a batch log (stderr not a terminal) a full line is printed every
+ * TESSERA_PROGRESS_INTERVAL seconds (default 10), so logs stay short. By
+ * default the first line waits 2 s (--progress: at once). */
 typedef struct progress {
   int enabled;      /* this rank prints */
   int always;
+  int tty;
+  double interval;  /* seconds between lines */
   double t0, last;
   int64_t done, total; /* elements of this rank's share */
+  int64_t chunks_done, chunks; /* chunk tasks of this rank's share */
   const char *what;
   int printed;
 } progress;
 
+static void progress_init(progress *p, const tsr_exec *ex, const char *what, int64_t elements,
+                          int64_t chunks) {
+  memset(p, 0, sizeof *p);
+  p->enabled = ex->rank == 0 && ex->progress != 0;
+  p->always = ex->progress == 1;
+  p->tty = p->enabled && isatty(2);
+  p->interval = 1.0;
+  const char *env = getenv("TESSERA_PROGRESS_INTERVAL");
+  if (!p->tty) p->interval = env && atof(env) > 0 ? atof(env) : 10.0;
+  p->t0 = tsr_comm_time();
+  /* On a terminal --progress shows the first chunk at once; otherwise the
+   * first line comes after 2 s, or after one interval in a batch log. */
+  p->last = p->always && p->tty ? p->t0 - p->interval : p->t0;
+  p->total = elements;
+  p->chunks = chunks;
+  p->what = what;
+}
+
+static void progress_print(progress *p, double now, int64_t done, int64_t chunks_done) {
+  double frac = p->total ? (double)done / (double)p->total : 1.0;
+  double rate = now > p->t0 ? (double)done * 8.0 / (now - p->t0) / 1e9 : 0.0;
+  double eta = frac > 0 ? (now - p->t0) * (1.0 - frac) / frac : 0.0;
+  fprintf(stderr, "%stessera: %s %5.1f%% (%.1f GB/s per rank, ETA %.0f s), rank 0: %lld/%lld chunks%s",
+          p->tty ? "\r" : "", p->what, 100.0 * frac, rate, eta, (long long)chunks_done,
+          (long long)p->chunks, p->tty ? "\033[K" : "\n");
+  fflush(stderr);
+  p->printed = 1;
+}
+
 static void progress_tick(void *vctx, int64_t elements) {
   progress *p = vctx;
-  int64_t done;
+  int64_t done, chunks_done;
 #pragma omp atomic capture
   done = p->done += elements;
+#pragma omp atomic capture
+  chunks_done = ++p->chunks_done;
   if (!p->enabled) return;
   double now = tsr_comm_time();
-  if (now - p->last < 1.0 || (!p->always && now - p->t0 < 2.0)) return;
+  if (now - p->last < p->interval || (!p->always && now - p->t0 < 2.0)) return;
 #pragma omp critical(tsr_progress)
-  if (now - p->last >= 1.0) {
+  if (now - p->last >= p->interval) {
     p->last = now;
-    double frac = p->total ? (double)done / (double)p->total : 1.0;
-    double rate = (double)done * 8.0 / (now - p->t0) / 1e9;
-    double eta = frac > 0 ? (now - p->t0) * (1.0 - frac) / frac : 0.0;
-    int tty = isatty(2);
-    fprintf(stderr, "%stessera: %s %5.1f%% (%.1f GB/s per rank, ETA %.0f s)%s", tty ? "\r" : "",
-            p->what, 100.0 * frac, rate, eta, tty ? "" : "\n");
-    fflush(stderr);
-    p->printed = tty;
+    progress_print(p, now, done, chunks_done);
   }
 }
 
+/* Once a line was shown, the last state (100% when nothing failed), so that
+ * a terminal's line does not stay at an earlier percentage. */
 static void progress_end(progress *p) {
-  if (p->printed) fprintf(stderr, "\n");
+  if (!p->printed) return;
+  progress_print(p, tsr_comm_time(), p->done, p->chunks_done);
+  if (p->tty) fprintf(stderr, "\n");
+}
+
+/* ---- tracing ------------------------------------------------------------- */
+
+/* A static name for a node's own operation (trace rows of --no-fuse). */
+static const char *node_label(const tsr_node *n) {
+  switch (n->kind) {
+  case N_RANDOM: return n->op == RNG_NORMAL ? "normal" : "uniform";
+  case N_FULL: return "full";
+  case N_ARANGE: return "arange";
+  case N_UNARY:
+  case N_BINARY: return tsr_ew_name(n->op);
+  case N_SELECT: return "slice";
+  case N_ASTYPE: return "astype";
+  case N_REDUCE: return tsr_red_name(n->op);
+  case N_LINALG: return "linalg";
+  default: return "operation";
+  }
+}
+
+/* Times a collective: adds to the rank's communication totals, and records
+ * a span when tracing. */
+static void comm_done(tsr_exec *ex, const char *name, double t0, double bytes) {
+  double t1 = tsr_comm_time();
+  ex->comm_s += t1 - t0;
+  ex->comm_bytes += bytes;
+  if (tsr_trace_on) {
+    double now = tsr_trace_now();
+    tsr_trace_span(TSR_TRACE_COMM, name, 0, now - (t1 - t0), now,
+                   (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
+  }
 }
 
 /* ---- ownership --------------------------------------------------------- */
@@ -138,10 +207,13 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
 
 static int materialize_box(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
                            const int64_t *extent, double **out) {
+  if (n->kind == N_RECHUNK && !n->in[0]->value) /* piece by piece from the source chunks */
+    return tsr_stage_rechunk_box(ex, n, start, extent, out);
   tsr_prog p;
   TSR_CHECK(tsr_prog_compile(n, 1, &p));
   tsr_chunkset sets[8];
-  int nsets = 0, st = TSR_OK;
+  tsr_stage_bufs staged = {{0}, 0};
+  int nsets = 0, st = tsr_stage_local(ex, &p, start, extent, &staged); /* loads: read here */
   for (int i = 0; i < p.nleaves && st == TSR_OK; i++) {
     if (p.leaves[i].kind != LEAF_CHUNKS) continue;
     if (nsets == 8) {
@@ -152,10 +224,15 @@ static int materialize_box(const tsr_exec *ex, const tsr_node *n, const int64_t 
     if (st == TSR_OK) p.leaves[i].chunks = &sets[nsets++];
   }
   *out = NULL;
-  if (st == TSR_OK)
-    st = ex->be->alloc(sizeof(double) * (size_t)(box_elems(n->grid.ndim, extent) + 1), out);
+  double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
+  int64_t elems = box_elems(n->grid.ndim, extent);
+  if (st == TSR_OK) st = ex->be->alloc(sizeof(double) * (size_t)(elems + 1), out);
   if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, *out);
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_MATERIALIZE, node_label(n), t0,
+                  (tsr_trace_args){-1, 0, elems, 8 * elems});
   for (int i = 0; i < nsets; i++) chunkset_free(ex, &sets[i]);
+  tsr_stage_local_free(&staged);
   tsr_prog_free(&p);
   if (st != TSR_OK && *out) {
     ex->be->release(*out);
@@ -224,7 +301,7 @@ static int reduce_unfused(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batc
     int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
     tsr_grid_unravel(b->grid, b->ids[i], idx);
     tsr_grid_chunk_box(b->grid, idx, start, extent);
-    double *buf = NULL;
+    double *buf = NULL, t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
     tsr_prog p;
     st = materialize_box(ex, x, start, extent, &buf);
     if (st == TSR_OK) st = box_program(x, start, extent, buf, &p);
@@ -233,6 +310,9 @@ static int reduce_unfused(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batc
       tsr_prog_free(&p);
     }
     if (buf) ex->be->release(buf);
+    if (tsr_trace_on && st == TSR_OK)
+      tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0,
+                    (tsr_trace_args){b->ids[i], 1, box_elems(x->grid.ndim, extent), 0});
     if (st != TSR_OK) {
 #pragma omp critical(tsr_exec_error)
       if (status == TSR_OK) {
@@ -262,9 +342,11 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   }
   double t0 = tsr_comm_time();
   int st = tsr_comm_allgather_bytes(send, rec * (size_t)n, &all, &counts);
-  ex->comm_s += tsr_comm_time() - t0;
+  comm_done(ex, "allgather partials", t0,
+            st == TSR_OK ? (double)(rec * (size_t)tsr_grid_count(g) + rec * (size_t)n) : 0.0);
   free(send);
   TSR_CHECK(st);
+  double tc = tsr_trace_on ? tsr_trace_now() : 0.0;
   int64_t total = tsr_grid_count(g), got = 0;
   tsr_stat *ordered;
   TSR_CALLOC(ordered, (size_t)total, sizeof(tsr_stat));
@@ -284,6 +366,8 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   }
   tsr_stat s = tsr_stat_combine(r->op, ordered, total);
   free(ordered);
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_COMBINE, tsr_red_name(r->op), tc, (tsr_trace_args){-1, 0, total, 0});
   TSR_MALLOC(r->value, sizeof(double));
   r->value[0] = tsr_stat_finish(r->op, &s, r->ddof);
   if (r->dtype == TSR_F32) r->value[0] = (double)(float)r->value[0];
@@ -337,9 +421,11 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   }
   char *recv;
   size_t *recvn;
-  double t0 = tsr_comm_time();
+  double t0 = tsr_comm_time(), moved = 0;
+  for (int q = 0; q < P; q++) moved += (double)sendn[q];
   int st = tsr_comm_alltoall_bytes(send, sendn, &recv, &recvn);
-  ex->comm_s += tsr_comm_time() - t0;
+  for (int q = 0; q < P && st == TSR_OK; q++) moved += (double)recvn[q];
+  comm_done(ex, "alltoall partials", t0, st == TSR_OK ? moved : 0.0);
   for (int q = 0; q < P; q++) free(send[q]);
   free(send);
   free(sendn);
@@ -347,6 +433,7 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   size_t bytes = 0;
   for (int q = 0; q < P; q++) bytes += recvn[q];
   free(recvn);
+  double tc = tsr_trace_on ? tsr_trace_now() : 0.0;
 
   /* Index the received partials by (output chunk, position along axis). */
   int64_t nout = tsr_grid_count(&r->grid), K = g->nchunks[r->axis];
@@ -389,6 +476,8 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   free(col);
   free(slot);
   free(recv);
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_COMBINE, tsr_red_name(r->op), tc, (tsr_trace_args){-1, 0, 0, 0});
   if (st == TSR_OK) st = replicate_chunks(ex, r, mine, nmine, vals);
   for (int64_t j = 0; j < nmine; j++) free(vals[j]);
   free(vals);
@@ -420,11 +509,11 @@ static int replicate_chunks(tsr_exec *ex, tsr_node *node, const int64_t *ids, in
   }
   double t0 = tsr_comm_time();
   int st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
-  ex->comm_s += tsr_comm_time() - t0;
   free(send);
-  TSR_CHECK(st);
   size_t total = 0;
-  for (int q = 0; q < ex->size; q++) total += counts[q];
+  for (int q = 0; st == TSR_OK && q < ex->size; q++) total += counts[q];
+  comm_done(ex, "allgather chunks", t0, st == TSR_OK ? (double)(bytes + total) : 0.0);
+  TSR_CHECK(st);
   free(counts);
   int64_t size = tsr_node_size(node);
   node->value = malloc(sizeof(double) * (size_t)(size + 1));
@@ -464,8 +553,10 @@ static int replicate_chunks(tsr_exec *ex, tsr_node *node, const int64_t *ids, in
 static int agree(int st) {
   int worst = st;
   if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st != TSR_OK) {
-    tsr_error_set_scope(st == TSR_ERR_INTERRUPTED ? TSR_SCOPE_COLLECTIVE : TSR_SCOPE_LOCAL);
+  if (st == TSR_ERR_INTERRUPTED) {
+    tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
+  } else if (st != TSR_OK) { /* an error agreed on already (stage.c) keeps its scope */
+    if (tsr_error_get_scope() == TSR_SCOPE_COLLECTIVE) tsr_error_set_scope(TSR_SCOPE_LOCAL);
   } else if (worst != TSR_OK) {
     st = TSR_ERROR(worst, "another rank failed");
     tsr_error_set_scope(TSR_SCOPE_SILENT);
@@ -492,9 +583,8 @@ static int compute_reduce(tsr_exec *ex, tsr_node *r) {
   char what[64];
   snprintf(what, sizeof what, "%s over %lld chunks", tsr_red_name(r->op),
            (long long)tsr_grid_count(g));
-  progress pr = {ex->rank == 0 && ex->progress != 0, ex->progress == 1, tsr_comm_time(), 0,
-                 0, mine, what, 0};
-  pr.last = pr.t0;
+  progress pr;
+  progress_init(&pr, ex, what, mine, n);
   tsr_reduce_batch b = {NULL, g, n, ids, r->op, r->axis, parts, progress_tick, &pr};
   double t0 = tsr_comm_time();
   if (st == TSR_OK && ex->no_fuse) {
@@ -504,7 +594,10 @@ static int compute_reduce(tsr_exec *ex, tsr_node *r) {
     st = tsr_prog_compile(x, 0, &p);
     if (st == TSR_OK) {
       b.prog = &p;
-      st = ex->be->reduce_chunks(&b);
+      double tb = tsr_trace_on ? tsr_trace_now() : 0.0;
+      st = tsr_stage_needed(&p) ? tsr_stage_reduce(ex, &b) : ex->be->reduce_chunks(&b);
+      if (tsr_trace_on) /* host side: the backend's own spans show the chunks */
+        tsr_trace_end(TSR_TRACE_BACKEND, "reduce_chunks", tb, (tsr_trace_args){-1, 0, mine, 0});
       tsr_prog_free(&p);
     }
   }
@@ -533,12 +626,14 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
   memset(&p, 0, sizeof p);
   int st = ex->no_fuse ? TSR_OK : tsr_prog_compile(node, 0, &p);
   double t0 = tsr_comm_time();
-  for (int64_t i = 0; i < n && st == TSR_OK; i++) {
+  int staged = st == TSR_OK && !ex->no_fuse && tsr_stage_needed(&p);
+  if (staged) st = tsr_stage_eval(ex, &p, g, ids, n, bufs); /* collective: reads, rechunks */
+  for (int64_t i = 0; i < n && st == TSR_OK && !staged; i++) {
     int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
     tsr_grid_unravel(g, ids[i], idx);
     tsr_grid_chunk_box(g, idx, start, extent);
     size_t cnt = (size_t)box_elems(g->ndim, extent);
-    double *dev = NULL;
+    double *dev = NULL, tc = tsr_trace_on ? tsr_trace_now() : 0.0;
     if (ex->no_fuse) {
       st = materialize_box(ex, node, start, extent, &dev);
     } else {
@@ -550,6 +645,10 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
     if (st == TSR_OK) st = ex->be->download(dev, bufs[i], cnt);
     if (dev) ex->be->release(dev);
     ex->elements += (double)box_elems(g->ndim, extent);
+    ex->chunks_done++;
+    if (tsr_trace_on && st == TSR_OK)
+      tsr_trace_end(TSR_TRACE_CHUNK, "evaluate", tc,
+                    (tsr_trace_args){ids[i], 1, (int64_t)cnt, (int64_t)(8 * cnt)});
   }
   tsr_prog_free(&p);
   ex->compute_s += tsr_comm_time() - t0;
@@ -566,6 +665,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return compute_reduce(ex, n);
+  if (n->kind == N_LINALG) return agree(tsr_linalg_compute(ex, n));
   return TSR_OK;
 }
 
@@ -593,3 +693,10 @@ int tsr_exec_compute(tsr_exec *ex, tsr_node *node) {
   if (node->value) return TSR_OK;
   return compute_elementwise(ex, node);
 }
+
+int tsr_exec_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
+                         const int64_t *extent, double **out) {
+  return materialize_box(ex, node, start, extent, out);
+}
+
+int tsr_exec_prepare(tsr_exec *ex, tsr_node *node) { return compute_dependencies(ex, node); }

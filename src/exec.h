@@ -24,6 +24,9 @@ typedef struct tsr_exec {
   double comm_s;       /* time spent in collectives */
   double elements;     /* logical elements evaluated by this rank */
   int64_t chunks_done; /* chunk tasks run by this rank */
+  double comm_bytes;   /* bytes this rank sent and received in collectives */
+  double io_s;         /* time spent reading and writing files */
+  double io_bytes;     /* bytes read and written */
 } tsr_exec;
 
 /* Computes node's values (and first every reduction it depends on); on
@@ -33,6 +36,15 @@ int tsr_exec_compute(tsr_exec *ex, tsr_node *node);
 /* Checks, before any work, that node can be computed within the memory
  * budget (collective errors: every rank finds the same). */
 int tsr_exec_check(const tsr_exec *ex, const tsr_node *node);
+
+/* Computes every reduction node depends on (not node itself), so that its
+ * chunks can then be evaluated (save writes them). Collective. */
+int tsr_exec_prepare(tsr_exec *ex, tsr_node *node);
+
+/* --no-fuse: materializes node over one box, operation by operation, into
+ * backend memory (*out, released with the backend's release). Not collective. */
+int tsr_exec_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
+                         const int64_t *extent, double **out);
 
 /* Owner rank of chunk `linear` among size ranks. */
 static inline int tsr_chunk_owner(int64_t linear, int size) { return (int)(linear % size); }

@@ -188,7 +188,13 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     }
     return compile_input(p, n->in[0], &mi, depth, one_op, reg);
   }
+  case N_LOAD: /* read per box by the executor (stage.c) */
+    return add_leaf(p, n, m, LEAF_LOAD, reg);
+  case N_RECHUNK: /* pieces from the source chunks' owners (stage.c) */
+    if (n->in[0]->value != NULL) return compile_node(p, n->in[0], m, depth, one_op, reg);
+    return add_leaf(p, n, m, LEAF_XFER, reg);
   case N_REDUCE:
+  case N_LINALG: /* computed whole first (exec.c, linalg/linalg.c) */
     break;
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "reduction %d reached the fuser before it was computed",
@@ -241,7 +247,7 @@ void tsr_prog_free(tsr_prog *p) {
 }
 
 void tsr_prog_dump(const tsr_prog *p, char *buf, size_t n) {
-  static const char *kinds[] = {"random", "arange", "data", "chunks"};
+  static const char *kinds[] = {"random", "arange", "data", "load", "rechunk", "chunks"};
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < p->ninstr && used < n; i++) {

@@ -15,6 +15,7 @@
 
 #include "error.h"
 #include "ops.h"
+#include "ops_linalg.h"
 
 int tsr_apply_binary(tsr_interp *ip, const ast_node *at, int op, const tsr_value *x,
                      const ast_node *atx, const tsr_value *y, const ast_node *aty, tsr_value *out);
@@ -54,6 +55,8 @@ static int arena_alloc(tsr_interp *ip, size_t n, void **out) {
   ip->arena[ip->narena++] = *out;
   return TSR_OK;
 }
+
+int tsr_interp_alloc(tsr_interp *ip, size_t n, void **out) { return arena_alloc(ip, n, out); }
 
 void tsr_interp_init(tsr_interp *ip, const tsr_source *src, uint64_t seed) {
   memset(ip, 0, sizeof *ip);
@@ -227,11 +230,7 @@ static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     return tsr_interp_error(ip, f, TSR_ERR_TYPE, "this expression cannot be called");
   }
   const tsr_op_def *def = tsr_op_find(name, selfp != NULL);
-  if (!def) {
-    if (!selfp && !strcmp(name, "matmul"))
-      return tsr_interp_error(ip, f, TSR_ERR_NAME, "matmul is not available yet");
-    return unknown_function(ip, f, name, selfp != NULL);
-  }
+  if (!def) return unknown_function(ip, f, name, selfp != NULL);
   tsr_args a;
   TSR_CHECK(bind_args(ip, e, def, selfp, &a));
   return def->fn(ip, e, def, &a, out);
@@ -369,10 +368,11 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     out->s = tsr_dtype_name(base.arr->dtype);
     return TSR_OK;
   }
+  if (!strcmp(e->str, "T")) return tsr_transpose_value(ip, e, base.arr, out);
   if (tsr_op_find(e->str, 1))
     return tsr_interp_error(ip, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()", e->str, e->str);
   static const char *const attrs[] = {"shape", "chunks", "ndim", "size", "dtype", "sum", "mean",
-                                      "min", "max", "std", "var", "astype"};
+                                      "min", "max", "std", "var", "astype", "rechunk", "T", "dot"};
   const char *near = tsr_nearest_name(e->str, attrs, (int)(sizeof attrs / sizeof *attrs));
   if (near)
     return tsr_interp_error(ip, e, TSR_ERR_NAME, "arrays have no attribute '%s'; did you mean '%s'?",
@@ -434,8 +434,7 @@ static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   tsr_value x, y;
   TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
   TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
-  if (e->op == '@')
-    return tsr_interp_error(ip, e, TSR_ERR_NAME, "the matrix product '@' is not available yet");
+  if (e->op == '@') return tsr_matmul_values(ip, e, &x, e->left, &y, e->right, out);
   if ((x.kind == V_INT || x.kind == V_BOOL) && (y.kind == V_INT || y.kind == V_BOOL) &&
       int_binary(e->op, &x, &y, out))
     return TSR_OK;

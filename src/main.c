@@ -20,9 +20,13 @@ static const char *usage_main =
     "  run FILE [-o OUT.h5]   run a job file; print small results; write them to OUT.h5\n"
     "  eval 'EXPR'            evaluate one expression and print its value on stdout\n"
     "  info                   build, backends, ranks, devices and the operations\n"
+    "  inspect FILE.h5        datasets (shape, dtype, chunks, compression) and the\n"
+    "                         provenance attributes of an HDF5 file\n"
     "\n"
     "options (anywhere on the line):\n"
     "  -o, --output FILE      results file for run (HDF5)\n"
+    "  --overwrite            let save() replace files that exist (only when the\n"
+    "                         run succeeds; without it an existing file is an error)\n"
     "  --backend=auto|cpu|cuda  where chunks are computed (default auto: cuda when\n"
     "                         built and a GPU is visible, else cpu)\n"
     "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 512M\n"
@@ -31,8 +35,11 @@ static const char *usage_main =
     "                         slice pushdown): the honest baseline\n"
     "  --threads=N            OpenMP threads per rank (default: the cores of the rank)\n"
     "  --seed=N               job seed: the Philox key of every random array (default 0)\n"
-    "  --progress             always show progress (default: after 2 s, on rank 0)\n"
-    "  --quiet                no progress or timing lines on stderr\n"
+    "  --progress             show progress from the start (default: after 2 s; rank 0;\n"
+    "                         in place on a terminal, a line every 10 s in a log)\n"
+    "  -q, --quiet            no progress line and no summary table on stderr\n"
+    "  --trace FILE           write every rank's tasks as a Chrome trace (JSON, one\n"
+    "                         row per rank; opens in Perfetto) to FILE\n"
     "  --repeat=N             eval: compute N times from scratch, timing each run\n"
     "                         (benchmarks; the first run includes warm-up)\n"
     "  --gpus-shared          allow several ranks per GPU\n"
@@ -47,7 +54,9 @@ static const char *usage_run =
     "usage: tessera run FILE [-o OUT.h5] [OPTIONS]\n"
     "Runs the job in FILE ('-' for standard input). Names bound at top level whose\n"
     "values have at most 2^20 elements are printed on stdout by rank 0 and, with -o,\n"
-    "written as datasets of OUT.h5 with provenance attributes. See tessera --help.\n";
+    "written as datasets of OUT.h5 with provenance attributes. save(file, dataset,\n"
+    "array) statements write large arrays; a file that exists needs --overwrite.\n"
+    "See tessera --help.\n";
 
 static const char *usage_eval =
     "usage: tessera eval 'EXPR' [OPTIONS]\n"
@@ -55,6 +64,12 @@ static const char *usage_eval =
     "stdout (scalars with %.17g, arrays NumPy-style); timings go to stderr.\n";
 
 static const char *usage_info = "usage: tessera info\nPrints the build, backends, ranks and operations.\n";
+
+static const char *usage_inspect =
+    "usage: tessera inspect FILE.h5\n"
+    "Lists the root attributes of FILE.h5 (the provenance written by tessera run:\n"
+    "job, version, backend, ranks, seed, timings ...) and every dataset with its\n"
+    "shape, dtype, HDF5 chunks, compression and attributes.\n";
 
 typedef struct cli {
   tsr_options opt;
@@ -117,10 +132,15 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
   else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->opt.quiet = 1;
   else if (!strcmp(a, "--progress")) c->opt.progress = 1;
   else if (!strcmp(a, "--gpus-shared")) c->opt.gpus_shared = 1;
+  else if (!strcmp(a, "--overwrite")) c->opt.overwrite = 1;
   else if (!strcmp(a, "-o") || !strncmp(a, "--output", 8)) {
     v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL) : option_value(argc, argv, i, "--output");
     if (!v) return usage_error("%s needs a file name", a);
     c->opt.output = v;
+  } else if (!strncmp(a, "--trace", 7) && (a[7] == '\0' || a[7] == '=')) {
+    v = option_value(argc, argv, i, "--trace");
+    if (!v || !*v) return usage_error("%s needs a file name", "--trace");
+    c->opt.trace = v;
   } else if ((v = option_value(argc, argv, i, "--backend"))) {
     if (!strcmp(v, "auto")) c->opt.backend = TSR_BACKEND_AUTO;
     else if (!strcmp(v, "cpu")) c->opt.backend = TSR_BACKEND_CPU;
@@ -203,11 +223,16 @@ static int run_command(cli *c) {
     if (!c->help && rank0()) tsr_info(stdout);
     return TSR_OK;
   }
+  if (!strcmp(c->command, "inspect")) {
+    if (c->help) return rank0() ? fputs(usage_inspect, stdout), TSR_OK : TSR_OK;
+    if (!c->arg) return usage_error("%s", "inspect needs an HDF5 file");
+    return tsr_inspect(c->arg, stdout);
+  }
   if (!strcmp(c->command, "help")) {
     if (rank0()) fputs(usage_main, stdout);
     return TSR_OK;
   }
-  return usage_error("unknown command '%s': use run, eval or info", c->command);
+  return usage_error("unknown command '%s': use run, eval, info or inspect", c->command);
 }
 
 static int report(int st) {

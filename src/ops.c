@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "error.h"
+#include "ops_io.h"
+#include "ops_linalg.h"
 
 /* Chunks of about 128 MiB when the user gives none (Dask's default). */
 #define AUTO_CHUNK_BYTES ((size_t)128 << 20)
@@ -140,7 +142,7 @@ static int want_axis(tsr_interp *ip, const tsr_args *a, int i, int ndim, int *ax
     *axis = -1;
     return TSR_OK;
   }
-  long long ax;
+  long long ax = 0;
   TSR_CHECK(want_int(ip, a, i, "axis", &ax));
   if (ax < -ndim || ax >= ndim)
     return tsr_interp_error(ip, a->at[i], TSR_ERR_INDEX,
@@ -196,7 +198,7 @@ static int stream_of(tsr_interp *ip, tsr_args *a, int iseed, uint32_t *stream) {
     *stream = next;
     return TSR_OK;
   }
-  long long s;
+  long long s = 0;
   TSR_CHECK(want_int(ip, a, iseed, "seed", &s));
   if (s < 0 || s > 0xffffffffLL)
     return tsr_interp_error(ip, a->at[iseed], TSR_ERR_VALUE, "seed must be in [0, 2^32), got %lld", s);
@@ -213,8 +215,8 @@ static int b_random2(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
   if (def->code == RNG_NORMAL && p1 < 0)
     return tsr_interp_error(ip, a->at[1], TSR_ERR_VALUE, "scale must be non-negative, got %g", p1);
   tsr_grid g;
-  tsr_dtype dt;
-  uint32_t stream;
+  tsr_dtype dt = TSR_F64;
+  uint32_t stream = 0;
   TSR_CHECK(gen_grid(ip, call, a, 2, 6, 3, 5, &g, &dt));
   int st = stream_of(ip, a, 4, &stream);
   tsr_node *n = NULL;
@@ -230,8 +232,8 @@ static int b_random(tsr_interp *ip, const ast_node *call, const tsr_op_def *def,
                     tsr_value *out) {
   (void)def;
   tsr_grid g;
-  tsr_dtype dt;
-  uint32_t stream;
+  tsr_dtype dt = TSR_F64;
+  uint32_t stream = 0;
   TSR_CHECK(gen_grid(ip, call, a, 0, 4, 1, 3, &g, &dt));
   int st = stream_of(ip, a, 2, &stream);
   tsr_node *n = NULL;
@@ -249,7 +251,7 @@ static int b_fill(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, t
   double value = !strcmp(def->name, "ones") ? 1.0 : 0.0;
   if (is_full) TSR_CHECK(want_number(ip, a, 1, "fill_value", &value));
   tsr_grid g;
-  tsr_dtype dt;
+  tsr_dtype dt = TSR_F64;
   TSR_CHECK(gen_grid(ip, call, a, 0, -1, is_full ? 2 : 1, is_full ? 3 : 2, &g, &dt));
   tsr_node *n = NULL;
   int st = tsr_node_full(value, &g, dt, &n);
@@ -273,7 +275,7 @@ static int b_arange(tsr_interp *ip, const ast_node *call, const tsr_op_def *def,
   if (step == 0) return tsr_interp_error(ip, a->at[2], TSR_ERR_VALUE, "arange step cannot be zero");
   double cnt = ceil((stop - start) / step);
   int64_t n = cnt > 0 ? (int64_t)cnt : 0;
-  tsr_dtype dt;
+  tsr_dtype dt = TSR_F64;
   TSR_CHECK(want_dtype(ip, a, 4, &dt));
   tsr_grid g;
   TSR_CHECK(want_chunks(ip, a, 3, 1, &n, dt, &g));
@@ -384,13 +386,26 @@ static int b_astype(tsr_interp *ip, const ast_node *call, const tsr_op_def *def,
                     tsr_value *out) {
   (void)def;
   (void)call;
-  tsr_dtype dt;
+  tsr_dtype dt = TSR_F64;
   tsr_node *x, *n;
   TSR_CHECK(want_dtype(ip, a, 1, &dt));
   TSR_CHECK(as_array(ip, &a->v[0], a->at[0], TSR_F64, &x));
   TSR_CHECK(tsr_node_astype(x, dt, &n));
   set_array(out, n);
   return TSR_OK;
+}
+
+int tsr_arg_dtype(tsr_interp *ip, const tsr_args *a, int i, tsr_dtype *dt) {
+  return want_dtype(ip, a, i, dt);
+}
+
+int tsr_arg_chunks(tsr_interp *ip, const tsr_args *a, int i, int ndim, const int64_t *shape,
+                   tsr_dtype dt, tsr_grid *g) {
+  return want_chunks(ip, a, i, ndim, shape, dt, g);
+}
+
+int tsr_arg_int(tsr_interp *ip, const tsr_args *a, int i, const char *what, long long *out) {
+  return want_int(ip, a, i, what, out);
 }
 
 #define GEN2(nm, code, p0, p1, doc)                                                     \
@@ -427,6 +442,22 @@ const tsr_op_def tsr_ops[] = {
     REDUCE("var", RED_VAR, "var(a, axis=None, keepdims=False, ddof=0)"),
     REDUCE("std", RED_STD, "std(a, axis=None, keepdims=False, ddof=0)"),
     {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, b_astype, "x.astype(dtype)"},
+    {"rechunk", OPK_ARRAY, 0, {"x", "chunks", NULL}, 2, 2, 1, tsr_b_rechunk,
+     "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid"},
+    {"load", OPK_GENERATOR, 0, {"file", "dataset", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_load,
+     "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk"},
+    {"save", OPK_ARRAY, 0, {"file", "dataset", "array", "compression", "level", NULL}, 3, 3, 0,
+     tsr_b_save, "save(file, dataset, array, compression=None, level=4): write array to HDF5 (a job statement)"},
+    {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", NULL}, 1, 1, 1, tsr_b_transpose,
+     "transpose(x), x.T: the axes of a 1-d or 2-d array reversed"},
+    {"matmul", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_matmul,
+     "matmul(x1, x2), x1 @ x2: matrix product of 1-d/2-d arrays (GEMM per block)"},
+    {"dot", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 1, tsr_b_matmul,
+     "dot(x1, x2), x1.dot(x2): as matmul for 1-d/2-d arrays"},
+    {"qr", OPK_ARRAY, LA_QR_Q, {"x", NULL}, 1, 1, 0, tsr_b_qr,
+     "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)"},
+    {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
+     "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks"},
 };
 const int tsr_nops = (int)(sizeof tsr_ops / sizeof tsr_ops[0]);
 

@@ -50,5 +50,14 @@ int tsr_interp_error(tsr_interp *ip, const ast_node *at, int code, const char *f
 int tsr_interp_relocate(tsr_interp *ip, const ast_node *at, int status);
 uint32_t tsr_interp_next_stream(tsr_interp *ip);
 uint64_t tsr_interp_seed(tsr_interp *ip);
+/* n zeroed bytes that live until the job ends (tuple items of results). */
+int tsr_interp_alloc(tsr_interp *ip, size_t n, void **out);
+
+/* Argument conversions of ops.c, for builtins in other files (ops_io.c):
+ * dtype= strings, chunks= in every accepted form, integers. */
+int tsr_arg_dtype(tsr_interp *ip, const tsr_args *a, int i, tsr_dtype *dt);
+int tsr_arg_chunks(tsr_interp *ip, const tsr_args *a, int i, int ndim, const int64_t *shape,
+                   tsr_dtype dt, tsr_grid *g);
+int tsr_arg_int(tsr_interp *ip, const tsr_args *a, int i, const char *what, long long *out);
 
 #endif

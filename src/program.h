@@ -23,6 +23,8 @@ typedef enum tsr_leaf_kind {
   LEAF_RANDOM, /* Philox normal/uniform, affine-indexed */
   LEAF_ARANGE, /* a + b * linear index */
   LEAF_DATA,   /* a row-major array in memory */
+  LEAF_LOAD,   /* an HDF5 dataset: staged into a DATA leaf per box (stage.h) */
+  LEAF_XFER,   /* a rechunked array: staged into a DATA leaf per box (stage.h) */
   LEAF_CHUNKS  /* materialized chunks of a node (--no-fuse) */
 } tsr_leaf_kind;
 

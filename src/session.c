@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,10 +25,14 @@
 #include "exec.h"
 #include "interp.h"
 #include "io/results.h"
+#include "linalg/linalg.h"
 #include "mpi/comm.h"
 #include "ops.h"
+#include "save.h"
 #include "signals.h"
+#include "summary.h"
 #include "tessera.h"
+#include "trace.h"
 
 /* Values with at most this many elements are printed and written. */
 #define SMALL_ELEMS ((int64_t)1 << 20)
@@ -152,6 +157,39 @@ static void iso_date(char *buf, size_t n) {
   strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Provenance attributes of every file a run writes (results file, saves). */
+typedef struct provenance {
+  char date[64], devices[256], ver[32];
+  tsr_attr attrs[16];
+  int n;
+} provenance;
+
+static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exec *ex,
+                            const struct tsr_interp *ip, const char *text, const timings *t) {
+  iso_date(p->date, sizeof p->date);
+  ex->be->describe(p->devices, sizeof p->devices);
+  snprintf(p->ver, sizeof p->ver, "%s", TSR_VERSION);
+  tsr_attr attrs[] = {
+      {"job", text, 0},
+      {"tessera_version", p->ver, 0},
+      {"backend", ex->be->name, 0},
+      {"devices", p->devices, 0},
+      {"date", p->date, 0},
+      {"fused", opt->no_fuse ? "no" : "yes", 0},
+      {"ranks", NULL, ex->size},
+      {"threads_per_rank", NULL, ex->threads},
+      {"seed", NULL, (double)opt->seed},
+      {"random_streams", NULL, (double)ip->streams},
+      {"time_parse_s", NULL, t->parse},
+      {"time_plan_s", NULL, t->plan},
+      {"time_compute_s", NULL, t->compute},
+      {"time_comm_s", NULL, t->comm},
+      {"time_total_s", NULL, t->total},
+  };
+  p->n = (int)(sizeof attrs / sizeof *attrs);
+  memcpy(p->attrs, attrs, sizeof attrs);
+}
+
 static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_interp *ip,
                          const char *text, const timings *t) {
   tsr_result_item *items = calloc((size_t)ip->nnames + 1, sizeof *items);
@@ -177,28 +215,9 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
     }
     n++;
   }
-  char date[64], devices[256], ver[32];
-  iso_date(date, sizeof date);
-  ex->be->describe(devices, sizeof devices);
-  snprintf(ver, sizeof ver, "%s", TSR_VERSION);
-  tsr_attr attrs[] = {
-      {"job", text, 0},
-      {"tessera_version", ver, 0},
-      {"backend", ex->be->name, 0},
-      {"devices", devices, 0},
-      {"date", date, 0},
-      {"fused", opt->no_fuse ? "no" : "yes", 0},
-      {"ranks", NULL, ex->size},
-      {"threads_per_rank", NULL, ex->threads},
-      {"seed", NULL, (double)opt->seed},
-      {"random_streams", NULL, (double)ip->streams},
-      {"time_parse_s", NULL, t->parse},
-      {"time_plan_s", NULL, t->plan},
-      {"time_compute_s", NULL, t->compute},
-      {"time_comm_s", NULL, t->comm},
-      {"time_total_s", NULL, t->total},
-  };
-  int st = tsr_results_write(opt->output, items, n, attrs, (int)(sizeof attrs / sizeof *attrs));
+  provenance pv;
+  provenance_fill(&pv, opt, ex, ip, text, t);
+  int st = tsr_results_write(opt->output, items, n, pv.attrs, pv.n);
   free(items);
   free(scalars);
   return st;
@@ -234,23 +253,64 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
   fputc('\n', stderr);
 }
 
+/* ---- the end of a run: summary table and trace ------------------------------ */
+
+/* --trace: rank 0 checks the file can be made, then every rank records. The
+ * phases before (parse from *mark to parsed, setup since) are recorded now. */
+static int trace_begin(const tsr_options *opt, double *mark, double parsed) {
+  if (!opt->trace) return TSR_OK;
+  TSR_CHECK(tsr_trace_probe(opt->trace));
+  tsr_trace_start();
+  double now = tsr_trace_now();
+  tsr_trace_span(TSR_TRACE_PHASE, "parse", 0, *mark, parsed, (tsr_trace_args){-1, 0, 0, 0});
+  tsr_trace_span(TSR_TRACE_PHASE, "setup", 0, parsed, now, (tsr_trace_args){-1, 0, 0, 0});
+  *mark = now;
+  return TSR_OK;
+}
+
+/* Records the phase that began at *mark and ends now; the next begins now. */
+static void trace_phase(const char *name, double *mark) {
+  if (!tsr_trace_on) return;
+  double now = tsr_trace_now();
+  tsr_trace_span(TSR_TRACE_PHASE, name, 0, *mark, now, (tsr_trace_args){-1, 0, 0, 0});
+  *mark = now;
+}
+
+/* After a successful run, on every rank: the summary table (unless --quiet)
+ * and the trace file (--trace), both gathered to rank 0. Collective. */
+static int finish_run(const tsr_options *opt, const tsr_exec *ex, const timings *t) {
+  if (!opt->quiet) {
+    tsr_run_times rt = {t->parse, t->plan, t->compute, t->comm, t->write, t->total};
+    TSR_CHECK(tsr_summary_report(ex, &rt, stderr));
+  }
+  if (!opt->trace) return TSR_OK;
+  char meta[512];
+  snprintf(meta, sizeof meta,
+           "\"tessera_version\":\"%s\",\"backend\":\"%s\",\"threads_per_rank\":%d,"
+           "\"fused\":%s",
+           TSR_VERSION, ex->be->name, ex->threads, ex->no_fuse ? "false" : "true");
+  return tsr_trace_write(opt->trace, meta);
+}
+
 /* ---- entry points ------------------------------------------------------------- */
 
 static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
   double t0 = tsr_comm_time();
   for (int i = 0; i < ip->nnames; i++)
     if (is_small(&ip->names[i].value)) TSR_CHECK(check_value(ex, &ip->names[i].value));
+  TSR_CHECK(tsr_save_plan(ex));
   for (int i = 0; i < ip->nnames; i++) {
     tsr_value *v = &ip->names[i].value;
     if (is_small(v)) TSR_CHECK(compute_value(ex, v));
   }
+  TSR_CHECK(tsr_save_run(ex)); /* into temporary files, renamed at the end */
   t->compute = tsr_comm_time() - t0 - ex->comm_s;
   t->comm = ex->comm_s;
   return TSR_OK;
 }
 
 int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE *out) {
-  double t0 = tsr_comm_time();
+  double t0 = tsr_comm_time(), mark = tsr_trace_now();
   timings t = {0};
   tsr_source src = {name, text};
   ast_program prog;
@@ -260,46 +320,78 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   tsr_exec ex;
   int st = tsr_interp_program(&ip, &prog);
   t.parse = tsr_comm_time() - t0;
+  double parsed = tsr_trace_now();
   if (st == TSR_OK) st = exec_setup(opt, &ex);
   if (st == TSR_OK && opt->output) st = probe_output(opt->output);
+  if (st == TSR_OK) st = tsr_save_check(opt->overwrite, opt->output);
+  if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
   t.plan = tsr_comm_time() - t0 - t.parse;
   if (st == TSR_OK) st = plan_and_compute(&ex, &ip, &t);
+  trace_phase("compute", &mark);
   t.total = tsr_comm_time() - t0;
   /* Every rank knows the same st here (errors so far are collective), so
    * either all ranks take part in the agreement on the results file or none. */
   int computed = st == TSR_OK;
   if (computed && ex.rank == 0) {
     print_bindings(out, &ip);
+    double tw = tsr_comm_time(), trw = tsr_trace_now();
     if (opt->output) st = write_results(opt, &ex, &ip, text, &t);
+    t.write = tsr_comm_time() - tw;
+    struct stat sb;
+    if (opt->output && st == TSR_OK) {
+      double bytes = stat(opt->output, &sb) == 0 ? (double)sb.st_size : 0.0;
+      ex.io_s += t.write;
+      ex.io_bytes += bytes;
+      if (tsr_trace_on)
+        tsr_trace_span(TSR_TRACE_IO, "write results", 0, trw, tsr_trace_now(),
+                       (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
+    }
   }
   if (computed && opt->output) {
     int worst = st;
     if (tsr_comm_max_int(st, &worst) == TSR_OK && worst != TSR_OK && st == TSR_OK)
       st = TSR_ERROR(worst, "rank 0 could not write the results file");
   }
+  /* Saved files get their names only now that everything has succeeded. */
+  if (st == TSR_OK) {
+    provenance pv;
+    provenance_fill(&pv, opt, &ex, &ip, text, &t);
+    st = tsr_save_commit(pv.attrs, pv.n);
+  }
+  if (st != TSR_OK) tsr_save_abort();
+  trace_phase("write", &mark);
   if (st == TSR_OK && ex.rank == 0 && !opt->quiet) print_summary(&ex, &t);
+  if (st == TSR_OK) st = finish_run(opt, &ex, &t);
+  if (st != TSR_OK) tsr_trace_discard();
   tsr_interp_free(&ip);
   tsr_ast_program_free(&prog);
   tsr_nodes_free_all();
+  tsr_io_job_end();
+  tsr_linalg_job_end();
   return st;
 }
 
 /* Computes v (repeat times for benchmarks: each time from scratch, after a
- * barrier) and returns the compute time of each run in times[]. */
-static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times) {
+ * barrier) and returns the compute time of each run in times[], and the
+ * communication time of the last run in *last_comm (the first run may pay
+ * one-time costs, such as NCCL's connection setup). */
+static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times,
+                         double *last_comm) {
   for (int r = 0; r < repeat; r++) {
     tsr_nodes_clear_values();
     TSR_CHECK(tsr_comm_barrier());
     double t0 = tsr_comm_time();
+    *last_comm = ex->comm_s;
     TSR_CHECK(compute_value(ex, v));
     TSR_CHECK(tsr_comm_barrier());
     times[r] = tsr_comm_time() - t0;
+    *last_comm = ex->comm_s - *last_comm;
   }
   return TSR_OK;
 }
 
 int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
-  double t0 = tsr_comm_time(), times[64];
+  double t0 = tsr_comm_time(), times[64], mark = tsr_trace_now(), last_comm = 0;
   int repeat = opt->repeat > 0 ? (opt->repeat < 64 ? opt->repeat : 64) : 1;
   timings t = {0};
   tsr_source src = {"<eval>", expr};
@@ -310,16 +402,28 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
   tsr_value v;
   tsr_exec ex;
   int st = tsr_interp_expr(&ip, e, &v);
+  if (st == TSR_OK && tsr_save_count() > 0)
+    st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
+                          "save() writes files only in job files (tessera run FILE)");
   if (st == TSR_OK && !is_small(&v))
     st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
                           "the result has %lld elements; eval prints at most %lld: reduce or slice it",
                           (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
+  double parsed = tsr_trace_now();
   if (st == TSR_OK) st = exec_setup(opt, &ex);
   if (st == TSR_OK) st = check_value(&ex, &v);
   t.parse = tsr_comm_time() - t0;
-  if (st == TSR_OK) st = compute_timed(&ex, &v, repeat, times);
-  t.comm = st == TSR_OK ? ex.comm_s / repeat : 0;
-  if (st == TSR_OK) ex.elements /= repeat;
+  if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
+  if (st == TSR_OK) st = compute_timed(&ex, &v, repeat, times, &last_comm);
+  trace_phase("compute", &mark);
+  t.comm = st == TSR_OK ? last_comm : 0;
+  if (st == TSR_OK) { /* the summary shows one run */
+    ex.elements /= repeat;
+    ex.compute_s /= repeat;
+    ex.comm_s /= repeat;
+    ex.comm_bytes /= repeat;
+    ex.chunks_done /= repeat;
+  }
   t.compute = st == TSR_OK ? times[repeat - 1] - t.comm : 0;
   t.total = tsr_comm_time() - t0;
   if (st == TSR_OK && ex.rank == 0) {
@@ -330,9 +434,13 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
       fprintf(stderr, "tessera: run %d of %d: %.6f s\n", r + 1, repeat, times[r]);
     if (!opt->quiet) print_summary(&ex, &t);
   }
+  if (st == TSR_OK) st = finish_run(opt, &ex, &t);
+  if (st != TSR_OK) tsr_trace_discard();
   tsr_interp_free(&ip);
   tsr_ast_free(e);
   tsr_nodes_free_all();
+  tsr_io_job_end();
+  tsr_linalg_job_end();
   return st;
 }
 
@@ -353,9 +461,9 @@ void tsr_info(FILE *out) {
 #endif
   );
 #ifdef TSR_HAVE_PARALLEL_HDF5
-  fprintf(out, "hdf5: parallel\n");
+  fprintf(out, "hdf5: parallel (load/save: collective MPI-IO reads and writes)\n");
 #else
-  fprintf(out, "hdf5: serial (rank 0 writes results)\n");
+  fprintf(out, "hdf5: serial (load: independent reads; save: ranks write in turn)\n");
 #endif
   fprintf(out, "operations:\n");
   static const char *kinds[] = {"generator", "elementwise", "reduction", "array"};

@@ -4,11 +4,36 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
 
+/* A slot is filled before it is marked used and unmarked before it is
+ * reused, so the handler only ever reads complete paths. */
+#define MAX_TEMPS 64
+static char temps[MAX_TEMPS][1024];
+static volatile sig_atomic_t used[MAX_TEMPS];
+
 static void on_signal(int sig) {
   interrupted = sig;
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (used[i]) unlink(temps[i]); /* async-signal-safe */
+}
+
+int tsr_signals_add_temp(const char *path) {
+  if (strlen(path) >= sizeof temps[0]) return 0;
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (!used[i]) {
+      strcpy(temps[i], path);
+      used[i] = 1;
+      return 1;
+    }
+  return 0;
+}
+
+void tsr_signals_remove_temp(const char *path) {
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (used[i] && !strcmp(temps[i], path)) used[i] = 0;
 }
 
 void tsr_signals_install(void) {

@@ -9,4 +9,11 @@
 void tsr_signals_install(void);
 int tsr_interrupted(void);
 
+/* Temporary files that must not outlive an interrupted run (save's): the
+ * handler removes them at once, because a launcher may follow SIGINT or
+ * SIGTERM with SIGKILL before the run has cleaned up. add returns nonzero
+ * when the path was registered (at most 64, each shorter than 1 KiB). */
+int tsr_signals_add_temp(const char *path);
+void tsr_signals_remove_temp(const char *path);
+
 #endif

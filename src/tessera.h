@@ -28,6 +28,8 @@ typedef struct tsr_options {
   const char *output;       /* results file (-o) or NULL */
   int gpus_shared;          /* allow several ranks per GPU */
   int repeat;               /* eval: compute this many times, timing each (benchmarks) */
+  int overwrite;            /* save() may replace existing files */
+  const char *trace;        /* Chrome trace-event JSON file (--trace) or NULL */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */
@@ -51,6 +53,11 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
 
 /* Evaluates one expression and prints its value alone to out (rank 0). */
 int tsr_eval(const tsr_options *opt, const char *expr, FILE *out);
+
+/* Lists the datasets of an HDF5 file (shape, dtype, chunks, compression,
+ * attributes) and its root attributes (the provenance tessera writes) to out
+ * on rank 0. Every rank returns the same status. */
+int tsr_inspect(const char *path, FILE *out);
 
 /* Writes the build and runtime description (`tessera info`) to out. */
 void tsr_info(FILE *out);

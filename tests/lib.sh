@@ -1,7 +1,7 @@
 # lib.sh - shared helpers of the shell tests; every tests/*.sh sources it.
 #
 # The programs come from the environment that `make check` sets
-# (AM_TESTS_ENVIRONMENT in Makefile.am): TESSERA, MPIEXEC, H5READ, srcdir.
+# (AM_TESTS_ENVIRONMENT in Makefile.am): TESSERA, MPIEXEC, H5READ, H5TOOL, srcdir.
 # The defaults below let a test be run by hand from the build directory:
 #     sh /path/to/src/tests/closed_forms.sh
 # Exit codes follow Automake: 0 pass, 1 fail, 77 skip.
@@ -11,6 +11,7 @@ set -eu
 : "${TESSERA:=./tessera}"
 : "${MPIEXEC:=mpiexec}"
 : "${H5READ:=tests/h5read}"
+: "${H5TOOL:=tests/h5tool}"
 if [ -z "${srcdir:-}" ]; then
   srcdir=$(cd "$(dirname "$0")/.." && pwd)
 fi
@@ -25,8 +26,9 @@ abspath() {
 }
 TESSERA=$(abspath "$TESSERA")
 H5READ=$(abspath "$H5READ")
+H5TOOL=$(abspath "$H5TOOL")
 srcdir=$(cd "$srcdir" && pwd)
-export TESSERA MPIEXEC H5READ srcdir
+export TESSERA MPIEXEC H5READ H5TOOL srcdir
 
 # Open MPI's singleton start (a tessera run without mpirun) spawns a helper
 # daemon unless told not to; isolated start halves the cost of each of the

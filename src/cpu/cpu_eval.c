@@ -18,6 +18,7 @@
 #include "../error.h"
 #include "../rng.h"
 #include "../signals.h"
+#include "../trace.h"
 
 #define SEG 2048
 
@@ -112,6 +113,10 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
     break;
   case LEAF_CHUNKS:
     fill_chunks(l, ndim, idx, len, out);
+    break;
+  case LEAF_LOAD: /* the executor stages these into DATA leaves (stage.c) */
+  case LEAF_XFER:
+    for (int64_t i = 0; i < len; i++) out[i] = NAN;
     break;
   }
   if (l->round_f32) round_f32(out, len);
@@ -312,7 +317,11 @@ static int cpu_reduce_chunks(const tsr_reduce_batch *b) {
     tsr_grid_unravel(b->grid, b->ids[i], idx);
     tsr_grid_chunk_box(b->grid, idx, start, extent);
     for (int a = 0; a < b->grid->ndim; a++) elems *= extent[a];
+    double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
     st = cpu_reduce_box(b->prog, start, extent, b->kind, b->axis, b->out[i]);
+    if (tsr_trace_on && st == TSR_OK) /* generation, elementwise and reduction, fused */
+      tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0,
+                    (tsr_trace_args){b->ids[i], 1, elems, 0});
     if (st != TSR_OK) {
 #pragma omp critical(tsr_cpu_error)
       if (status == TSR_OK) {
@@ -350,6 +359,12 @@ static void cpu_describe(char *buf, size_t n) {
   snprintf(buf, n, "cpu: C11 + OpenMP, %d threads per rank", omp_get_max_threads());
 }
 
+/* Chunk buffers are host memory: MPI moves them as they are. */
+static int cpu_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs) {
+  return tsr_p2p_exchange(sends, nsends, recvs, nrecvs, 4243);
+}
+
 const tsr_backend_ops tsr_cpu_backend = {
     "cpu",          cpu_available, cpu_setup, cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
-    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe, cpu_peak_memory};
+    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe, cpu_peak_memory,
+    cpu_exchange};

@@ -28,6 +28,7 @@ extern "C" {
 #include "../rngmath.h"
 #include "../signals.h"
 #include "../stats_merge.h"
+#include "../trace.h"
 #include "gpu_nccl.h"
 }
 
@@ -81,6 +82,12 @@ struct dbox {
 };
 
 static int device_id = -1;
+
+/* The current device is per host thread: every entry point that OpenMP
+ * workers may call selects this rank's GPU first. */
+static inline void bind_device(void) {
+  if (device_id >= 0) cudaSetDevice(device_id);
+}
 static size_t device_mem_limit; /* bytes of device memory this rank may use */
 
 /* ---- device code --------------------------------------------------------- */
@@ -534,14 +541,20 @@ static int scratch_create(launch_scratch *s) {
   return TSR_OK;
 }
 
+/* More host threads than sets wait for one: a GPU is kept busy by a few. */
+static pthread_cond_t scratch_free = PTHREAD_COND_INITIALIZER;
+
 static int scratch_alloc(launch_scratch *s) {
   pthread_mutex_lock(&scratch_lock);
   int slot = -1;
-  for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
-    if (!scratch_busy[i]) slot = i;
-  if (slot >= 0) scratch_busy[slot] = 1;
+  for (;;) {
+    for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
+      if (!scratch_busy[i]) slot = i;
+    if (slot >= 0) break;
+    pthread_cond_wait(&scratch_free, &scratch_lock);
+  }
+  scratch_busy[slot] = 1;
   pthread_mutex_unlock(&scratch_lock);
-  if (slot < 0) return TSR_ERROR(TSR_ERR_BACKEND, "more than %d host threads launching on one GPU", SCRATCH_SETS);
   if (!scratch_cache[slot].dout) TSR_CHECK(scratch_create(&scratch_cache[slot]));
   *s = scratch_cache[slot];
   return TSR_OK;
@@ -551,6 +564,7 @@ static void scratch_release(launch_scratch *s) {
   pthread_mutex_lock(&scratch_lock);
   for (int i = 0; i < SCRATCH_SETS; i++)
     if (scratch_cache[i].dout == s->dout) scratch_busy[i] = 0;
+  pthread_cond_signal(&scratch_free);
   pthread_mutex_unlock(&scratch_lock);
 }
 
@@ -578,13 +592,34 @@ static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const
   CUDA_CHECK(cudaMemcpy(s->dcnt, hcnt, sizeof(long long) * (size_t)count, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(s->dparts, hparts, sizeof(int) * (size_t)count, cudaMemcpyHostToDevice));
   dim3 grid((unsigned)maxparts, (unsigned)count);
+  /* --trace: the kernel's device time from CUDA events on this thread's
+   * stream, placed at the host time of its launch (the stream is idle). */
+  cudaEvent_t ev[2];
+  int timed = tsr_trace_on && cudaEventCreate(&ev[0]) == cudaSuccess;
+  if (timed && cudaEventCreate(&ev[1]) != cudaSuccess) {
+    cudaEventDestroy(ev[0]);
+    timed = 0;
+  }
+  double launched = timed ? tsr_trace_now() : 0.0;
+  if (timed) cudaEventRecord(ev[0], 0);
   if (d->chain)
     launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
   else
     launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
+  if (timed) cudaEventRecord(ev[1], 0);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(s->hout, s->dout, sizeof(tsr_stat) * MAX_PARTS * (size_t)count,
                         cudaMemcpyDeviceToHost));
+  if (timed) {
+    float ms = 0.0f;
+    long long elems = 0;
+    for (int64_t i = 0; i < count; i++) elems += hcnt[i];
+    if (cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess) /* chunks: batch launches only */
+      tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(), launched,
+                     launched + 1e-3 * ms, tsr_trace_args{-1, progress ? count : 0, elems, 0});
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+  }
   for (int64_t i = 0; i < count; i++) {
     out[i][0] = tsr_stat_combine(kind, s->hout + MAX_PARTS * i, hparts[i]);
     if (progress) progress(ctx, hcnt[i]);
@@ -596,6 +631,7 @@ static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t
                           int axis, tsr_stat *out);
 
 static int gpu_reduce_chunks(const tsr_reduce_batch *bt) {
+  bind_device();
   if (bt->axis >= 0) { /* axis reductions go chunk by chunk */
     for (int64_t i = 0; i < bt->nchunks && !tsr_interrupted(); i++) {
       int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
@@ -629,6 +665,7 @@ static int gpu_reduce_chunks(const tsr_reduce_batch *bt) {
 }
 
 static int gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
+  bind_device();
   dprog d;
   TSR_CHECK(prog_upload(p, &d));
   long long n = 1;
@@ -649,6 +686,7 @@ static int gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *
 
 static int gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
                           int axis, tsr_stat *out) {
+  bind_device();
   if (axis < 0) {
     dprog d;
     launch_scratch s;
@@ -700,6 +738,7 @@ static void sample_memory(void) {
 static size_t gpu_peak_memory(void) { return mem_peak > mem_base ? mem_peak - mem_base : 0; }
 
 static int gpu_alloc(size_t bytes, double **ptr) {
+  bind_device();
   pthread_mutex_lock(&pool_lock);
   int best = -1;
   for (int i = 0; i < POOL_SLOTS; i++)
@@ -748,6 +787,7 @@ static void gpu_release(double *ptr) {
 }
 
 static int gpu_download(const double *src, double *dst, size_t n) {
+  bind_device();
   CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyDeviceToHost));
   return TSR_OK;
 }
@@ -761,19 +801,38 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   int n = 0;
   CUDA_CHECK(cudaGetDeviceCount(&n));
   int local = tsr_comm_local_rank(), nlocal = tsr_comm_local_size();
-  if (nlocal > n && !cfg->gpus_shared)
-    return TSR_ERROR(TSR_ERR_BACKEND,
-                     "%d ranks on this node but %d GPU%s visible: use one rank per GPU, or "
-                     "--gpus-shared", nlocal, n, n == 1 ? "" : "s");
   device_id = local % n;
   CUDA_CHECK(cudaSetDevice(device_id));
+  /* Ranks share a GPU when another rank of this node holds the same device
+   * (by UUID): several ranks seeing all GPUs as 0..n-1, or a launcher that
+   * gives each rank its own CUDA_VISIBLE_DEVICES (--gpus-per-task=1) where
+   * every rank sees its GPU as device 0. All ranks agree before any fails. */
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device_id));
+  char *uuids = (char *)malloc(sizeof prop.uuid.bytes * (size_t)nlocal);
+  if (!uuids) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  int st = tsr_comm_node_allgather(prop.uuid.bytes, sizeof prop.uuid.bytes, uuids);
+  int shared = 0;
+  for (int r = 0; st == TSR_OK && r < nlocal; r++)
+    if (r != local && !memcmp(uuids + sizeof prop.uuid.bytes * (size_t)r, prop.uuid.bytes,
+                              sizeof prop.uuid.bytes))
+      shared = 1;
+  free(uuids);
+  TSR_CHECK(st);
+  int refuse = shared && !cfg->gpus_shared, any_refuse = refuse;
+  TSR_CHECK(tsr_comm_max_int(refuse, &any_refuse));
+  if (any_refuse)
+    return TSR_ERROR(TSR_ERR_BACKEND,
+                     "ranks of a node share a GPU (%d ranks on this node, %d GPU%s visible to "
+                     "this rank): use one rank per GPU, or --gpus-shared",
+                     nlocal, n, n == 1 ? "" : "s");
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   device_mem_limit = cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9;
   mem_base = mem_peak = total_b - free_b;
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
-  int shared = nlocal > n, any_shared = shared;
+  int any_shared = shared;
   TSR_CHECK(tsr_comm_max_int(shared, &any_shared));
   if (!any_shared) TSR_CHECK(tsr_gpu_nccl_start());
   sample_memory();

@@ -27,11 +27,17 @@
   } while (0)
 
 static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
+static MPI_Comm node_comm = MPI_COMM_NULL; /* the ranks of this node */
 
 int tsr_comm_init(int *argc, char ***argv) {
   int inited = 0;
   MPI_CHECK(MPI_Initialized(&inited));
   if (!inited) {
+    /* Started without a launcher (a singleton): Open MPI would spawn a
+     * helper daemon first, a third of a second of every short run. Isolated
+     * singleton start skips it; the user's own setting wins. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
+      setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     int provided;
     MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     started_mpi = 1;
@@ -39,18 +45,18 @@ int tsr_comm_init(int *argc, char ***argv) {
   MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
   MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  MPI_Comm node;
   MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
-                                MPI_INFO_NULL, &node));
-  MPI_CHECK(MPI_Comm_rank(node, &local_rank));
-  MPI_CHECK(MPI_Comm_size(node, &local_size));
-  MPI_Comm_free(&node);
+                                MPI_INFO_NULL, &node_comm));
+  MPI_CHECK(MPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+  MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
   return TSR_OK;
 }
 
 void tsr_comm_finalize(void) {
   int finalized = 0;
   MPI_Finalized(&finalized);
+  if (!finalized && node_comm != MPI_COMM_NULL) MPI_Comm_free(&node_comm);
   if (started_mpi && !finalized) MPI_Finalize();
 }
 
@@ -93,6 +99,12 @@ int tsr_comm_mpi_cuda_aware(void) {
 #else
   return 0;
 #endif
+}
+
+int tsr_comm_node_allgather(const void *send, size_t n, void *recv) {
+  if (n > (size_t)0x7fffffff) return TSR_ERROR(TSR_ERR_COMM, "node exchange of %zu bytes", n);
+  MPI_CHECK(MPI_Allgather(send, (int)n, MPI_BYTE, recv, (int)n, MPI_BYTE, node_comm));
+  return TSR_OK;
 }
 
 int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root) {

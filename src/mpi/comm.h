@@ -28,6 +28,10 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
  * *recv holds what every rank sent here, in rank order, recvn[r] bytes from r. */
 int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv, size_t **recvn);
 
+/* Allgather of n bytes among the ranks of this node, in local-rank order
+ * (recv holds local_size * n bytes). */
+int tsr_comm_node_allgather(const void *send, size_t n, void *recv);
+
 /* Broadcast of nbytes from root (used to bootstrap NCCL). */
 int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root);
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# bench/svd_cpu.sh [ROWS COLS CROWS] - W3: thin SVD of a tall-skinny float64
+# matrix (default 10000 x 1000, chunks of 5000 x 1000) on this machine's CPU:
+# tessera (TSQR tree + dgesdd of the final R, one rank x all threads, and
+# k ranks x 1 thread) against NumPy np.linalg.svd(full_matrices=False) and
+# Dask da.linalg.svd (bench/svd_peer.py), in one run of this script.
+#
+# tessera: `tessera eval --repeat=RUNS 'svd(normal(0, 1, (ROWS, COLS),
+# chunks=(CROWS, COLS)))[1][:3]'`: each run generates the matrix (fused
+# into the leaves' reads) and computes u, s and vt (u gathered on every
+# rank); the time is tessera's own per-run time (process start excluded),
+# best of RUNS. The generation alone is timed too (`sum(normal(...))`).
+# NumPy's time excludes generation; Dask's includes it (as tessera's).
+#
+# Environment: TESSERA, RUNS (default 3), RANKS (default "2": the k of the
+# k-rank rows), RECORD=1 (append to bench/RESULTS.md), NOTE. Exit: 0 ok,
+# 3 a tool is missing, 4 a run failed.
+set -euo pipefail
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ROWS=${1:-10000}
+COLS=${2:-1000}
+CROWS=${3:-5000}
+RUNS=${RUNS:-3}
+RANKS=${RANKS:-2}
+REP=$((RUNS < 2 ? 2 : RUNS)) # tessera prints per-run times from 2 runs on
+require python3
+require awk
+python3 -c 'import numpy' 2>/dev/null || die "python3 cannot import numpy"
+find_tessera
+mpi_root_env
+MPIEXEC=${MPIEXEC:-mpiexec}
+
+X="normal(0, 1, ($ROWS, $COLS), chunks=($CROWS, $COLS))"
+best_run() { sed -n 's/^tessera: run [0-9]* of [0-9]*: \([0-9.]*\) s$/\1/p' | sort -g | head -1; }
+
+run_tessera() { # LABEL NP EXPR
+  local out
+  if [ "$2" = 1 ]; then
+    out=$("$TESSERA" eval --repeat="$REP" "$3" 2>&1) || die "tessera failed: $out"
+  else
+    out=$(OMP_NUM_THREADS=1 "$MPIEXEC" -np "$2" --oversubscribe --bind-to none "$TESSERA" eval --repeat="$REP" "$3" 2>&1) ||
+      { echo "tessera on $2 ranks failed: $out" >&2; exit 4; }
+  fi
+  echo "$out" | best_run
+  echo "$out" | head -1 >&2
+}
+
+echo "W3: svd of $ROWS x $COLS, chunks $CROWS x $COLS, best of $RUNS" >&2
+T1=$(run_tessera "1 rank" 1 "svd($X)[1][:3]")
+G1=$(run_tessera "1 rank" 1 "sum($X)")
+TK=$(run_tessera "$RANKS ranks" "$RANKS" "svd($X)[1][:3]")
+PEERS=$(python3 "$BENCH_DIR/svd_peer.py" "$ROWS" "$COLS" "$CROWS" "$RUNS")
+echo "$PEERS" >&2
+NP=$(echo "$PEERS" | awk '$1 == "numpy" {print $2}')
+NPG=$(echo "$PEERS" | awk '$1 == "numpy-generate" {print $2}')
+DK=$(echo "$PEERS" | awk '$1 == "dask" {print $2}')
+DKV=$(echo "$PEERS" | awk '$1 == "dask" {print $NF}')
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "") print "-"; else printf "%.2f", a / b}'; }
+
+TABLE=$(
+  echo "| run | s | numpy s / run s |"
+  echo "|---|---|---|"
+  echo "| tessera svd, 1 rank x $(nproc) threads (generation included) | $T1 | $(ratio "$NP" "$T1") |"
+  echo "| tessera generation alone (sum of the matrix), 1 rank | $G1 | - |"
+  echo "| tessera svd, $RANKS ranks x 1 thread (generation included) | $TK | $(ratio "$NP" "$TK") |"
+  echo "| NumPy np.linalg.svd(full_matrices=False) (generation $NPG s not included) | $NP | 1.00 |"
+  echo "| Dask da.linalg.svd, chunks $CROWS x $COLS (generation included) | ${DK:-unavailable} | $(ratio "$NP" "$DK") |"
+)
+echo "$TABLE"
+echo "ratio tessera(1 rank) / numpy: $(ratio "$T1" "$NP"); tessera($RANKS ranks) / numpy: $(ratio "$TK" "$NP"); tessera(1 rank) / dask: $(ratio "$T1" "$DK")"
+
+if [ "${RECORD:-0}" = 1 ]; then
+  RESULTS="$BENCH_DIR/RESULTS.md"
+  [ -f "$RESULTS" ] || die "$RESULTS is missing"
+  {
+    echo
+    echo "### $(date -u '+%F %H:%M') UTC W3 thin SVD $ROWS x $COLS (chunks $CROWS x $COLS), CPU — bench/svd_cpu.sh"
+    echo
+    echo "- device: $(machine_line); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line))"
+    echo "- command: \`RUNS=$RUNS RANKS=$RANKS bench/svd_cpu.sh $ROWS $COLS $CROWS\`; peers: numpy $(python3 -c 'import numpy; print(numpy.__version__)'), ${DKV:-dask unavailable} (bench/svd_peer.py); best of $RUNS"
+    echo
+    echo "$TABLE"
+    echo
+    echo "- ratio tessera(1 rank) / NumPy: $(ratio "$T1" "$NP"); tessera($RANKS ranks) / NumPy: $(ratio "$TK" "$NP"); tessera(1 rank) / Dask: $(ratio "$T1" "$DK")"
+    [ -z "${NOTE:-}" ] || echo "- note: $NOTE"
+  } >>"$RESULTS"
+  echo "appended to $RESULTS" >&2
+fi

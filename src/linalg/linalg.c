@@ -1,0 +1,301 @@
+/*
+ * linalg.c - N_LINALG nodes computed for the executor (linalg.h).
+ *
+ * qr/svd: the input's row blocks (one column of chunks) are evaluated on
+ * their owners only, wave by wave as save evaluates them (stage.c), and
+ * handed to the TSQR tree (tsqr.c); each rank gets back its own row blocks
+ * of Q or U, which are then gathered so that the result, like every computed
+ * value, is replicated. transpose/matmul: the operands are computed
+ * (replicated), each rank forms the output chunks it owns with one GEMM per
+ * block product, summed over the blocks of the inner dimension in their
+ * order (so the sums do not depend on the number of ranks), and the chunks
+ * are gathered. Every local kernel runs on host memory: with the CUDA
+ * backend, chunks are downloaded first (cuSOLVER/cuBLAS are a later step).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "linalg/linalg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "linalg/tsqr.h"
+#include "mpi/comm.h"
+#include "stage.h"
+
+#ifdef TSR_HAVE_LAPACKE
+#include <cblas.h>
+#endif
+
+typedef struct group {
+  tsr_node *outs[3];
+  int n;
+  struct group *next;
+} group;
+
+static group *groups;
+
+int tsr_linalg_group(tsr_node *const *outs, int n) {
+  for (group *g = groups; g; g = g->next)
+    if (g->outs[0] == outs[0]) return TSR_OK; /* the same decomposition written twice */
+  group *g;
+  TSR_CALLOC(g, 1, sizeof *g);
+  for (int i = 0; i < n; i++) g->outs[i] = outs[i];
+  g->n = n;
+  g->next = groups;
+  groups = g;
+  return TSR_OK;
+}
+
+void tsr_linalg_job_end(void) {
+  while (groups) {
+    group *g = groups;
+    groups = g->next;
+    free(g);
+  }
+}
+
+static void round_f32(tsr_node *n) {
+  if (n->dtype != TSR_F32) return;
+  int64_t size = tsr_node_size(n);
+  for (int64_t i = 0; i < size; i++) n->value[i] = (double)(float)n->value[i];
+}
+
+/* Sets n->value to a malloc'ed copy of v (size elements), unless set. */
+static int set_value(tsr_node *n, const double *v, int64_t size) {
+  if (n->value) return TSR_OK;
+  TSR_MALLOC(n->value, sizeof(double) * (size_t)(size + 1));
+  memcpy(n->value, v, sizeof(double) * (size_t)size);
+  round_f32(n);
+  return TSR_OK;
+}
+
+/* Every rank's row pieces (id, first row, rows x cols values) gathered into
+ * full (nrows x cols, row-major), replicated. */
+static int gather_rows(int64_t n, const int64_t *ids, const int64_t *first, const int64_t *rows,
+                       int64_t cols, double *const *data, double *full) {
+  size_t bytes = 0, off = 0;
+  for (int64_t i = 0; i < n; i++) bytes += 2 * sizeof(int64_t) + sizeof(double) * (size_t)(rows[i] * cols);
+  char *send = malloc(bytes + 1), *all = NULL;
+  size_t *counts = NULL;
+  if (!send) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  for (int64_t i = 0; i < n; i++) {
+    memcpy(send + off, &first[i], sizeof(int64_t));
+    memcpy(send + off + sizeof(int64_t), &rows[i], sizeof(int64_t));
+    memcpy(send + off + 2 * sizeof(int64_t), data[i], sizeof(double) * (size_t)(rows[i] * cols));
+    off += 2 * sizeof(int64_t) + sizeof(double) * (size_t)(rows[i] * cols);
+  }
+  (void)ids;
+  int st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
+  free(send);
+  TSR_CHECK(st);
+  size_t total = 0;
+  for (int q = 0; q < tsr_comm_size(); q++) total += counts[q];
+  for (off = 0; off < total;) {
+    int64_t f, r;
+    memcpy(&f, all + off, sizeof f);
+    memcpy(&r, all + off + sizeof f, sizeof r);
+    memcpy(full + f * cols, all + off + 2 * sizeof f, sizeof(double) * (size_t)(r * cols));
+    off += 2 * sizeof f + sizeof(double) * (size_t)(r * cols);
+  }
+  free(all);
+  free(counts);
+  return TSR_OK;
+}
+
+/* ---- qr / svd ------------------------------------------------------------ */
+
+typedef struct blocks_ctx {
+  const tsr_grid *g;
+  double **blocks;
+} blocks_ctx;
+
+static int keep_wave(void *vctx, int64_t n, const int64_t *ids, double *const *host) {
+  blocks_ctx *c = vctx;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t rows = c->g->sizes[0][ids[i]], cols = c->g->shape[1];
+    TSR_MALLOC(c->blocks[ids[i]], sizeof(double) * (size_t)(rows * cols + 1));
+    memcpy(c->blocks[ids[i]], host[i], sizeof(double) * (size_t)(rows * cols));
+  }
+  return TSR_OK;
+}
+
+/* This rank's row blocks of x (blocks[b] for b owned, NULL otherwise). */
+static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks) {
+  const tsr_grid *g = &x->grid;
+  if (x->value) {
+    for (int64_t b = ex->rank; b < g->nchunks[0]; b += ex->size) {
+      int64_t rows = g->sizes[0][b], cols = g->shape[1];
+      TSR_MALLOC(blocks[b], sizeof(double) * (size_t)(rows * cols + 1));
+      memcpy(blocks[b], x->value + g->starts[0][b] * cols, sizeof(double) * (size_t)(rows * cols));
+    }
+    return TSR_OK;
+  }
+  blocks_ctx c = {g, blocks};
+  return tsr_stage_waves(ex, x, keep_wave, &c);
+}
+
+static int compute_group(tsr_exec *ex, group *gr) {
+  tsr_node *first = gr->outs[0], *x = first->in[0];
+  const tsr_grid *g = &x->grid;
+  int svd = first->op == LA_SVD_U;
+  int64_t nb = g->nchunks[0], n = g->shape[1], m = g->shape[0];
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size};
+  int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
+  int64_t kout = svd ? k : K, nsmall = svd ? k + k * n : K * n;
+  double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
+  double *small = malloc(sizeof(double) * (size_t)(nsmall + 1)), *full = NULL;
+  int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  double t0 = tsr_comm_time();
+  if (st == TSR_OK) st = owned_blocks(ex, x, blocks);
+  if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
+  ex->compute_s += tsr_comm_time() - t0;
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK && st == TSR_OK) st = TSR_ERR_COMM;
+  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed");
+  int64_t nmine = 0, *ids = NULL, *firsts = NULL, *rows = NULL;
+  double **mine = NULL;
+  if (st == TSR_OK) {
+    ids = calloc((size_t)nb + 1, sizeof(int64_t));
+    firsts = calloc((size_t)nb + 1, sizeof(int64_t));
+    rows = calloc((size_t)nb + 1, sizeof(int64_t));
+    mine = calloc((size_t)nb + 1, sizeof(double *));
+    full = malloc(sizeof(double) * (size_t)(m * kout + 1));
+    if (!ids || !firsts || !rows || !mine || !full) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  for (int64_t b = ex->rank; st == TSR_OK && b < nb; b += ex->size) {
+    ids[nmine] = b;
+    firsts[nmine] = g->starts[0][b];
+    rows[nmine] = g->sizes[0][b];
+    mine[nmine++] = out[b];
+  }
+  if (st == TSR_OK) st = gather_rows(nmine, ids, firsts, rows, kout, mine, full);
+  if (st == TSR_OK && svd) tsr_svd_flip(m, k, n, full, small + k);
+  for (int i = 0; i < gr->n && st == TSR_OK; i++) {
+    tsr_node *o = gr->outs[i];
+    const double *v = o->op == LA_QR_Q || o->op == LA_SVD_U ? full
+                    : o->op == LA_SVD_VT ? small + k : small;
+    st = set_value(o, v, tsr_node_size(o));
+  }
+  for (int64_t b = 0; b < nb && blocks; b++) free(blocks[b]);
+  for (int64_t b = 0; b < nb && out; b++) free(out[b]);
+  free(blocks), free(out), free(small), free(full), free(ids), free(firsts), free(rows), free(mine);
+  return st;
+}
+
+/* ---- transpose / matmul ---------------------------------------------------- */
+
+static int compute_transpose(tsr_exec *ex, tsr_node *n) {
+  tsr_node *x = n->in[0];
+  TSR_CHECK(tsr_exec_compute(ex, x));
+  int64_t size = tsr_node_size(n);
+  TSR_MALLOC(n->value, sizeof(double) * (size_t)(size + 1));
+  if (x->grid.ndim < 2) {
+    memcpy(n->value, x->value, sizeof(double) * (size_t)size);
+  } else {
+    int64_t r = x->grid.shape[0], c = x->grid.shape[1];
+    for (int64_t i = 0; i < r; i++)
+      for (int64_t j = 0; j < c; j++) n->value[j * r + i] = x->value[i * c + j];
+  }
+  round_f32(n);
+  return TSR_OK;
+}
+
+#ifdef TSR_HAVE_LAPACKE
+/* x as (M x K) and y as (K x N): rows of x's chunks, columns of y's chunks,
+ * the inner dimension split as x's last axis is chunked. */
+static int compute_matmul(tsr_exec *ex, tsr_node *n) {
+  tsr_node *x = n->in[0], *y = n->in[1];
+  TSR_CHECK(tsr_exec_compute(ex, x));
+  TSR_CHECK(tsr_exec_compute(ex, y));
+  const tsr_grid *gx = &x->grid, *gy = &y->grid;
+  int xa = gx->ndim - 1;                /* x's inner axis */
+  int64_t K = gx->shape[xa];
+  int64_t M = gx->ndim == 2 ? gx->shape[0] : 1, N = gy->ndim == 2 ? gy->shape[1] : 1;
+  int64_t mstart[2] = {0, 1}; /* starts of the one block of a 1-d operand's missing axis */
+  int64_t nmr = gx->ndim == 2 ? gx->nchunks[0] : 1, nnc = gy->ndim == 2 ? gy->nchunks[1] : 1;
+  const int64_t *msz = gx->ndim == 2 ? gx->sizes[0] : &M, *mst = gx->ndim == 2 ? gx->starts[0] : mstart;
+  const int64_t *nsz = gy->ndim == 2 ? gy->sizes[1] : &N, *nst = gy->ndim == 2 ? gy->starts[1] : mstart;
+  /* Pieces: output blocks (bi, bj) owned cyclically; gathered as row strips. */
+  int64_t total = nmr * nnc, nmine = 0;
+  double **mine = calloc((size_t)(total + 1), sizeof(double *));
+  int64_t *firsts = calloc((size_t)(total + 1), sizeof(int64_t)), *ids = calloc((size_t)(total + 1), sizeof(int64_t));
+  int st = mine && firsts && ids ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  double t0 = tsr_comm_time();
+  for (int64_t id = ex->rank; id < total && st == TSR_OK; id += ex->size) {
+    int64_t mr = msz[id / nnc], nc = nsz[id % nnc];
+    ids[nmine] = id;
+    if (!(mine[nmine++] = calloc((size_t)(mr * nc + 1), sizeof(double))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a matmul block");
+  }
+  /* Output blocks in parallel, one BLAS thread each (same bits whatever the
+   * thread and rank counts). */
+  int blas_threads = tsr_blas_threads(1);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < nmine; i++) {
+    if (st != TSR_OK) continue;
+    int64_t id = ids[i], bi = id / nnc, bj = id % nnc, mr = msz[bi], nc = nsz[bj];
+    double *c = mine[i];
+    for (int64_t kb = 0; kb < gx->nchunks[xa]; kb++) { /* fixed order over the inner blocks */
+      int64_t k0 = gx->starts[xa][kb], kk = gx->sizes[xa][kb];
+      if (mr && nc && kk)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mr, (int)nc, (int)kk, 1.0,
+                    x->value + mst[bi] * K + k0, (int)K, y->value + k0 * N + nst[bj], (int)N, 1.0, c,
+                    (int)nc);
+    }
+  }
+  tsr_blas_threads(blas_threads);
+  ex->compute_s += tsr_comm_time() - t0;
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK && st == TSR_OK) st = TSR_ERR_COMM;
+  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed");
+  /* Gather blocks as (id, values) and place them. */
+  size_t bytes = 0, off = 0;
+  for (int64_t i = 0; i < nmine; i++)
+    bytes += sizeof(int64_t) + sizeof(double) * (size_t)(msz[ids[i] / nnc] * nsz[ids[i] % nnc]);
+  char *send = st == TSR_OK ? malloc(bytes + 1) : NULL, *all = NULL;
+  size_t *counts = NULL;
+  if (st == TSR_OK && !send) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  for (int64_t i = 0; i < nmine && st == TSR_OK; i++) {
+    size_t len = sizeof(double) * (size_t)(msz[ids[i] / nnc] * nsz[ids[i] % nnc]);
+    memcpy(send + off, &ids[i], sizeof(int64_t));
+    memcpy(send + off + sizeof(int64_t), mine[i], len);
+    off += sizeof(int64_t) + len;
+  }
+  if (st == TSR_OK) st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
+  if (st == TSR_OK && !(n->value = malloc(sizeof(double) * (size_t)(M * N + 1))))
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a matmul result");
+  size_t tot = 0;
+  for (int q = 0; st == TSR_OK && q < ex->size; q++) tot += counts[q];
+  for (off = 0; st == TSR_OK && off < tot;) {
+    int64_t id;
+    memcpy(&id, all + off, sizeof id);
+    int64_t bi = id / nnc, bj = id % nnc, mr = msz[bi], nc = nsz[bj];
+    const double *src = (const double *)(all + off + sizeof id);
+    for (int64_t i = 0; i < mr; i++)
+      memcpy(n->value + (mst[bi] + i) * N + nst[bj], src + i * nc, sizeof(double) * (size_t)nc);
+    off += sizeof id + sizeof(double) * (size_t)(mr * nc);
+  }
+  if (st == TSR_OK) round_f32(n);
+  for (int64_t i = 0; i < nmine; i++) free(mine[i]);
+  free(mine), free(firsts), free(ids), free(send), free(all), free(counts);
+  return st;
+}
+#endif
+
+int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
+  if (n->value) return TSR_OK;
+  if (n->op == LA_TRANSPOSE) return compute_transpose(ex, n);
+#ifndef TSR_HAVE_LAPACKE
+  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: matmul, qr and "
+                                    "svd are not available");
+#else
+  if (n->op == LA_MATMUL) return compute_matmul(ex, n);
+  for (group *g = groups; g; g = g->next)
+    for (int i = 0; i < g->n; i++)
+      if (g->outs[i] == n) return compute_group(ex, g);
+  return TSR_ERROR(TSR_ERR_INTERNAL, "linear-algebra node %d has no decomposition", n->id);
+#endif
+}

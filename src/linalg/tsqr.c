@@ -1,0 +1,422 @@
+/*
+ * tsqr.c - the TSQR tree (see tsqr.h): local QR of row blocks, a binary
+ * reduction of the R factors fixed by block index, the final R factored
+ * (QR: sign-normalized; SVD: dgesdd) on rank 0, and Q or U recovered by
+ * applying the tree's Q factors back down, block by block on their owners.
+ *
+ * Messages between tree nodes travel with tsr_p2p_exchange, all the pairs of
+ * one tree level at once, one message per pair of ranks (the R's or M's of
+ * several tree nodes between the same two ranks are packed in block order).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "linalg/tsqr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mpi/comm.h"
+#include "mpi/p2p.h"
+
+#ifdef TSR_HAVE_LAPACKE
+#include <cblas.h>
+#include <lapacke.h>
+#endif
+
+#define TAG_UP 7300
+#define TAG_DOWN 7400
+#define MAX_LEVELS 64
+
+static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
+  int64_t m = 0;
+  for (int64_t b = 0; b < pl->nblocks; b++) m += pl->rows[b];
+  return min64(m, pl->ncols);
+}
+
+void tsr_svd_flip(int64_t m, int64_t k, int64_t n, double *u, double *vt) {
+  for (int64_t j = 0; j < k; j++) {
+    int64_t best = 0;
+    double big = -1.0;
+    for (int64_t i = 0; i < m; i++) {
+      double v = u[i * k + j] < 0 ? -u[i * k + j] : u[i * k + j];
+      if (v > big) {
+        big = v;
+        best = i;
+      }
+    }
+    if (m == 0 || !(u[best * k + j] < 0)) continue;
+    for (int64_t i = 0; i < m; i++) u[i * k + j] = -u[i * k + j];
+    for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
+  }
+}
+
+#ifndef TSR_HAVE_LAPACKE
+
+int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
+             double **out, double *small) {
+  (void)pl, (void)mode, (void)k, (void)blocks, (void)out, (void)small;
+  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: qr and svd "
+                                    "are not available (install liblapacke-dev, reconfigure)");
+}
+
+#else
+
+int tsr_blas_threads(int n) {
+#ifdef OPENBLAS_VERSION
+  int old = openblas_get_num_threads();
+  openblas_set_num_threads(n);
+  return old;
+#else
+  (void)n;
+  return 1;
+#endif
+}
+
+/* C (m x n) = A (m x k) B (k x n), all row-major and compact. */
+static void gemm(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    memset(c, 0, sizeof(double) * (size_t)(m * n));
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)k, b,
+              (int)n, 0.0, c, (int)n);
+}
+
+/* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n). */
+static int qr_local(int64_t m, int64_t n, const double *a, double **q, double **r) {
+  int64_t kk = min64(m, n);
+  double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
+  double *tau = malloc(sizeof(double) * (size_t)(kk + 1));
+  *q = malloc(sizeof(double) * (size_t)(m * kk + 1));
+  *r = calloc((size_t)(kk * n + 1), sizeof(double));
+  if (!w || !tau || !*q || !*r) {
+    free(w), free(tau), free(*q), free(*r);
+    *q = *r = NULL;
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
+  }
+  memcpy(w, a, sizeof(double) * (size_t)(m * n));
+  lapack_int info = LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n, w, (lapack_int)n, tau);
+  if (info == 0) {
+    for (int64_t i = 0; i < kk; i++)
+      for (int64_t j = i; j < n; j++) (*r)[i * n + j] = w[i * n + j];
+    info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)kk, (lapack_int)kk, w,
+                          (lapack_int)n, tau);
+  }
+  if (info == 0)
+    for (int64_t i = 0; i < m; i++) memcpy(*q + i * kk, w + i * n, sizeof(double) * (size_t)kk);
+  free(w);
+  free(tau);
+  if (info != 0) {
+    free(*q), free(*r);
+    *q = *r = NULL;
+    return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK QR failed (info %d)", (int)info);
+  }
+  return TSR_OK;
+}
+
+/* One piece of data moving between tree nodes (maybe on the same rank). */
+typedef struct xfer {
+  int from, to;
+  const double *src;
+  double *dst;
+  size_t n;
+} xfer;
+
+/* Moves every piece: local ones by copy, the others packed per peer in
+ * list order and sent with one exchange. */
+static int exchange(const tsr_tsqr_plan *pl, const xfer *x, int64_t nx, int tag) {
+  int me = pl->rank, P = pl->size, st = TSR_OK;
+  size_t *sendn = calloc((size_t)P, sizeof(size_t)), *recvn = calloc((size_t)P, sizeof(size_t));
+  double **sbuf = calloc((size_t)P, sizeof(double *)), **rbuf = calloc((size_t)P, sizeof(double *));
+  tsr_p2p_msg *sends = calloc((size_t)P, sizeof *sends), *recvs = calloc((size_t)P, sizeof *recvs);
+  if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs)
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for TSQR messages");
+  for (int64_t i = 0; i < nx && st == TSR_OK; i++) {
+    if (x[i].from == me && x[i].to == me) memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
+    else if (x[i].from == me) sendn[x[i].to] += x[i].n;
+    else if (x[i].to == me) recvn[x[i].from] += x[i].n;
+  }
+  int ns = 0, nr = 0;
+  for (int p = 0; p < P && st == TSR_OK; p++) {
+    if (sendn[p]) {
+      if (!(sbuf[p] = malloc(sizeof(double) * sendn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      sends[ns++] = (tsr_p2p_msg){p, sbuf[p], sendn[p]};
+    }
+    if (recvn[p] && st == TSR_OK) {
+      if (!(rbuf[p] = malloc(sizeof(double) * recvn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      recvs[nr++] = (tsr_p2p_msg){p, rbuf[p], recvn[p]};
+    }
+  }
+  if (st == TSR_OK) {
+    for (int p = 0; p < P; p++) sendn[p] = recvn[p] = 0;
+    for (int64_t i = 0; i < nx; i++)
+      if (x[i].from == me && x[i].to != me) {
+        memcpy(sbuf[x[i].to] + sendn[x[i].to], x[i].src, sizeof(double) * x[i].n);
+        sendn[x[i].to] += x[i].n;
+      }
+    if (ns || nr) st = tsr_p2p_exchange(sends, ns, recvs, nr, tag);
+  }
+  for (int64_t i = 0; i < nx && st == TSR_OK; i++)
+    if (x[i].to == me && x[i].from != me) {
+      memcpy(x[i].dst, rbuf[x[i].from] + recvn[x[i].from], sizeof(double) * x[i].n);
+      recvn[x[i].from] += x[i].n;
+    }
+  for (int p = 0; sbuf && rbuf && p < P; p++) free(sbuf[p]), free(rbuf[p]);
+  free(sendn), free(recvn), free(sbuf), free(rbuf), free(sends), free(recvs);
+  return st;
+}
+
+/* Every rank learns whether any failed (collective). */
+static int agree(int st) {
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK) return st == TSR_OK ? TSR_ERR_COMM : st;
+  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed in the TSQR tree");
+  return st;
+}
+
+/* The state of the tree on this rank: per tree node (its left-most block
+ * index) and level, what its owner holds. Sizes are known on every rank. */
+typedef struct tree {
+  int64_t nb, n;
+  int nlev;
+  int64_t *rleaf;                 /* rows of each leaf's R */
+  int64_t *rl[MAX_LEVELS], *rr[MAX_LEVELS], *rn[MAX_LEVELS]; /* stacked halves, result */
+  double **qleaf;                 /* leaf Q factors (owned blocks) */
+  double **qn[MAX_LEVELS];        /* stacked Q factors of internal nodes (owned) */
+  double **r;                     /* current R of each node (owned) */
+} tree;
+
+static void tree_free(tree *t) {
+  for (int64_t b = 0; b < t->nb; b++) {
+    if (t->qleaf) free(t->qleaf[b]);
+    if (t->r) free(t->r[b]);
+    for (int L = 0; L < t->nlev; L++)
+      if (t->qn[L]) free(t->qn[L][b]);
+  }
+  for (int L = 0; L < t->nlev; L++) free(t->rl[L]), free(t->rr[L]), free(t->rn[L]), free(t->qn[L]);
+  free(t->rleaf), free(t->qleaf), free(t->r);
+}
+
+/* Up-sweep: leaves factored, then R's combined level by level. */
+static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
+  int64_t nb = t->nb, n = t->n;
+  int me = pl->rank;
+  t->rleaf = calloc((size_t)nb, sizeof(int64_t));
+  t->qleaf = calloc((size_t)nb, sizeof(double *));
+  t->r = calloc((size_t)nb, sizeof(double *));
+  if (!t->rleaf || !t->qleaf || !t->r) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  int64_t *cur = calloc((size_t)nb, sizeof(int64_t)); /* rows of each node's current R */
+  if (!cur) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  int st = TSR_OK;
+  for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], n);
+  /* The leaves of this rank in parallel, each with one BLAS thread. */
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = me; b < nb; b += pl->size) {
+    int s = qr_local(pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]);
+    if (s != TSR_OK) {
+#pragma omp critical(tsqr_status)
+      st = s;
+    }
+  }
+  xfer *x = calloc((size_t)nb + 1, sizeof *x);
+  double **in = calloc((size_t)nb + 1, sizeof(double *));
+  if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  st = agree(st); /* a rank that failed on its leaves must not leave the others waiting */
+  int L = 0;
+  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) {
+    if (L >= MAX_LEVELS) {
+      st = TSR_ERROR(TSR_ERR_INTERNAL, "TSQR tree too deep");
+      break;
+    }
+    t->nlev = L + 1;
+    t->rl[L] = calloc((size_t)nb, sizeof(int64_t));
+    t->rr[L] = calloc((size_t)nb, sizeof(int64_t));
+    t->rn[L] = calloc((size_t)nb, sizeof(int64_t));
+    t->qn[L] = calloc((size_t)nb, sizeof(double *));
+    if (!t->rl[L] || !t->rr[L] || !t->rn[L] || !t->qn[L]) {
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      break;
+    }
+    int64_t nx = 0;
+    for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
+      int64_t j = i + s;
+      xfer *e = &x[nx++];
+      *e = (xfer){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
+      if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    }
+    if (st == TSR_OK) st = exchange(pl, x, nx, TAG_UP + L);
+    for (int64_t i = 0; i + s < nb; i += 2 * s) {
+      int64_t j = i + s, rows = cur[i] + cur[j];
+      t->rl[L][i] = cur[i];
+      t->rr[L][i] = cur[j];
+      t->rn[L][i] = min64(rows, n);
+      if (owner(pl, j) == me) {
+        free(t->r[j]);
+        t->r[j] = NULL;
+      }
+      if (owner(pl, i) == me && st == TSR_OK) {
+        double *stack = malloc(sizeof(double) * (size_t)(rows * n + 1)), *r2 = NULL;
+        if (!stack) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+        if (st == TSR_OK) {
+          memcpy(stack, t->r[i], sizeof(double) * (size_t)(cur[i] * n));
+          memcpy(stack + cur[i] * n, in[j], sizeof(double) * (size_t)(cur[j] * n));
+          st = qr_local(rows, n, stack, &t->qn[L][i], &r2);
+        }
+        free(stack);
+        free(t->r[i]);
+        t->r[i] = r2;
+      }
+      free(in[j]);
+      in[j] = NULL;
+      cur[i] = min64(rows, n);
+    }
+  }
+  free(x), free(in), free(cur);
+  return st;
+}
+
+/* Down-sweep: m0 (K x kout, on the owner of block 0) applied back through
+ * the tree; out[b] = Qleaf[b] M[b] on each owner. */
+static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t kout, double **out) {
+  int64_t nb = t->nb;
+  int me = pl->rank, st = TSR_OK;
+  double **M = calloc((size_t)nb + 1, sizeof(double *)), **send = calloc((size_t)nb + 1, sizeof(double *));
+  xfer *x = calloc((size_t)nb + 1, sizeof *x);
+  if (!M || !send || !x) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  int64_t K = t->nlev ? t->rn[t->nlev - 1][0] : t->rleaf[0];
+  if (st == TSR_OK && me == owner(pl, 0)) {
+    if (!(M[0] = malloc(sizeof(double) * (size_t)(K * kout + 1)))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    else memcpy(M[0], m0, sizeof(double) * (size_t)(K * kout));
+  }
+  for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--) {
+    int64_t s = (int64_t)1 << L, nx = 0;
+    for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
+      int64_t j = i + s, rl = t->rl[L][i], rr = t->rr[L][i], rn = t->rn[L][i];
+      if (owner(pl, i) == me) {
+        double *p = malloc(sizeof(double) * (size_t)((rl + rr) * kout + 1));
+        double *top = malloc(sizeof(double) * (size_t)(rl * kout + 1));
+        send[j] = malloc(sizeof(double) * (size_t)(rr * kout + 1));
+        if (!p || !top || !send[j]) {
+          free(p), free(top);
+          st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+          break;
+        }
+        gemm(rl + rr, kout, rn, t->qn[L][i], M[i], p);
+        memcpy(top, p, sizeof(double) * (size_t)(rl * kout));
+        memcpy(send[j], p + rl * kout, sizeof(double) * (size_t)(rr * kout));
+        free(p);
+        free(M[i]);
+        M[i] = top;
+      }
+      xfer *e = &x[nx++];
+      *e = (xfer){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
+      if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    }
+    if (st == TSR_OK) st = exchange(pl, x, nx, TAG_DOWN + L);
+    for (int64_t j = 0; j < nb; j++) {
+      free(send[j]);
+      send[j] = NULL;
+    }
+  }
+  for (int64_t b = me; b < nb && st == TSR_OK; b += pl->size)
+    if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = me; b < nb; b += pl->size)
+    if (st == TSR_OK) gemm(pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]);
+  for (int64_t b = 0; M && b < nb; b++) free(M[b]);
+  free(M), free(send), free(x);
+  return st;
+}
+
+/* On rank 0: the final R (K x n) turned into what every rank needs:
+ * buf = [status, small..., m0 (K x kout)]. */
+static int root_factor(tree *t, tsr_tsqr_mode mode, int64_t K, int64_t k, double *buf) {
+  int64_t n = t->n;
+  const double *R = t->r[0];
+  double *small = buf + 1;
+  if (mode == TSR_TSQR_QR) {
+    double *m0 = small + K * n;
+    memset(m0, 0, sizeof(double) * (size_t)(K * K));
+    for (int64_t i = 0; i < K; i++) {
+      double d = R[i * n + i] < 0 ? -1.0 : 1.0;
+      for (int64_t j = 0; j < n; j++) small[i * n + j] = j < i ? 0.0 : d * R[i * n + j];
+      m0[i * K + i] = d;
+    }
+    return TSR_OK;
+  }
+  double *a = malloc(sizeof(double) * (size_t)(K * n + 1)), *s = malloc(sizeof(double) * (size_t)(K + 1));
+  double *u = malloc(sizeof(double) * (size_t)(K * K + 1)), *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
+  int st = TSR_OK;
+  if (!a || !s || !u || !vt) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
+  if (st == TSR_OK) {
+    memcpy(a, R, sizeof(double) * (size_t)(K * n));
+    lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (lapack_int)K, (lapack_int)n, a,
+                                     (lapack_int)n, s, u, (lapack_int)K, vt, (lapack_int)n);
+    if (info != 0) st = TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dgesdd failed (info %d)", (int)info);
+  }
+  if (st == TSR_OK) {
+    double *m0 = small + k + k * n;
+    memcpy(small, s, sizeof(double) * (size_t)k);
+    memcpy(small + k, vt, sizeof(double) * (size_t)(k * n));
+    for (int64_t i = 0; i < K; i++) memcpy(m0 + i * k, u + i * K, sizeof(double) * (size_t)k);
+  }
+  free(a), free(s), free(u), free(vt);
+  return st;
+}
+
+int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
+             double **out, double *small) {
+  int64_t n = pl->ncols, K = tsr_tsqr_rank_bound(pl);
+  if (pl->nblocks <= 0 || K <= 0) return TSR_ERROR(TSR_ERR_VALUE, "cannot factor an empty matrix");
+  if (mode == TSR_TSQR_QR) k = K;
+  if (k < 1 || k > K) return TSR_ERROR(TSR_ERR_VALUE, "k must be 1 to %lld, got %lld", (long long)K, (long long)k);
+  for (int64_t b = 0; b < pl->nblocks; b++) {
+    out[b] = NULL;
+    if (pl->rows[b] <= 0) return TSR_ERROR(TSR_ERR_VALUE, "empty row block %lld", (long long)b);
+  }
+  /* One BLAS thread per kernel: OpenBLAS's results can depend on its thread
+   * count, and ranks x threads varies with the launch; the parallelism is
+   * over blocks (ranks, and OpenMP threads over a rank's blocks). */
+  int blas_threads = tsr_blas_threads(1);
+  tree t;
+  memset(&t, 0, sizeof t);
+  t.nb = pl->nblocks;
+  t.n = n;
+  int st = agree(tree_up(pl, blocks, &t));
+  /* Every rank learns the root's status with its factors. */
+  int64_t nsmall = mode == TSR_TSQR_QR ? K * n : k + k * n, kout = mode == TSR_TSQR_QR ? K : k;
+  size_t len = (size_t)(1 + nsmall + K * kout);
+  double *buf = calloc(len, sizeof(double));
+  if (!buf) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (buf && pl->rank == owner(pl, 0)) {
+    if (st == TSR_OK) st = root_factor(&t, mode, K, k, buf);
+    buf[0] = (double)st;
+  }
+  if (buf) {
+    int bst = tsr_p2p_bcast(buf, sizeof(double) * len);
+    if (st == TSR_OK) st = bst;
+    if (st == TSR_OK && buf[0] != 0.0) st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
+  }
+  if (st == TSR_OK) st = tree_down(pl, &t, buf + 1 + nsmall, kout, out);
+  if (st == TSR_OK) memcpy(small, buf + 1, sizeof(double) * (size_t)nsmall);
+  free(buf);
+  tree_free(&t);
+  tsr_blas_threads(blas_threads);
+  if (st != TSR_OK)
+    for (int64_t b = 0; b < pl->nblocks; b++) {
+      free(out[b]);
+      out[b] = NULL;
+    }
+  return st;
+}
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * tsqr.h - tall-skinny QR and thin SVD of a matrix split into row blocks
+ * (one column of chunks), distributed over MPI ranks.
+ *
+ * Block b (rows[b] x ncols, row-major) is held by rank b % size. Each owner
+ * factors its blocks locally (geqrf/orgqr); the R factors are then combined
+ * in a binary tree fixed by block index, never by rank: at step s = 1, 2,
+ * 4, ... node i (a multiple of 2s) stacks its R over the R of node i + s
+ * and factors the stack again, on the owner of block i. The root's R is
+ * decomposed on rank 0 (the owner of block 0) and broadcast; Q (or U) is
+ * recovered by applying the tree's factors back down the same tree. Every
+ * floating-point operation therefore happens in the same order with the
+ * same operands whatever the number of ranks: results are bitwise identical
+ * across rank counts.
+ *
+ * The local kernels are LAPACKE/CBLAS calls on host memory; with the CUDA
+ * backend the executor hands this code host copies of the blocks.
+ */
+#ifndef TSR_TSQR_H
+#define TSR_TSQR_H
+
+#include <stdint.h>
+
+typedef struct tsr_tsqr_plan {
+  int64_t nblocks;
+  int64_t ncols;
+  const int64_t *rows; /* rows of each block, nblocks entries, all > 0 */
+  int rank, size;      /* this rank and the number of ranks */
+} tsr_tsqr_plan;
+
+/* What tsr_tsqr computes: the thin QR (q, r) or the thin SVD (u, s, vt)
+ * truncated to its first k singular triplets. */
+typedef enum tsr_tsqr_mode { TSR_TSQR_QR, TSR_TSQR_SVD } tsr_tsqr_mode;
+
+/* K = min(total rows, ncols), the number of columns of Q and U.
+ * blocks[b]: block b (owned blocks only; others ignored), left unchanged.
+ * out[b]: for each owned block, malloc'ed rows[b] x kout, the rows of Q
+ * (QR, kout = K) or of U (SVD, kout = k); NULL for blocks of other ranks.
+ * small: replicated on every rank on return; QR: r (K x ncols, diagonal
+ * made nonnegative, Q's columns flipped to match); SVD: s (k values,
+ * descending) followed by vt (k x ncols). Signs of the SVD are not
+ * normalized here (tsr_svd_flip needs the whole U). Collective. */
+int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
+             double **out, double *small);
+
+/* Sets the BLAS library's thread count (OpenBLAS; otherwise nothing) and
+ * returns the previous one. */
+int tsr_blas_threads(int n);
+
+/* min(total rows, ncols). */
+int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl);
+
+/* sklearn's svd_flip (u-based): the entry of largest magnitude of each
+ * column of u (m x k, row-major; the first one on ties) made positive,
+ * flipping that column of u and that row of vt (k x n). */
+void tsr_svd_flip(int64_t m, int64_t k, int64_t n, double *u, double *vt);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * p2p.c - MPI point-to-point exchanges of host buffers (see p2p.h). Every MPI
+ * call goes through P2P_CHECK so a failure becomes a tessera error.
+ */
+#include "p2p.h"
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../error.h"
+
+#define P2P_CHECK(call)                                                        \
+  do {                                                                         \
+    int p2p_rc_ = (call);                                                      \
+    if (p2p_rc_ != MPI_SUCCESS) {                                              \
+      char p2p_msg_[MPI_MAX_ERROR_STRING];                                     \
+      int p2p_len_ = 0;                                                        \
+      MPI_Error_string(p2p_rc_, p2p_msg_, &p2p_len_);                          \
+      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, p2p_msg_);        \
+    }                                                                          \
+  } while (0)
+
+/* MPI counts are int: longer messages go in pieces of this many doubles. */
+#define PIECE ((size_t)1 << 27)
+
+static int world(int *size) {
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  *size = 1;
+  if (inited && !finalized) MPI_Comm_size(MPI_COMM_WORLD, size);
+  return *size > 1;
+}
+
+static size_t pieces(size_t n) { return n == 0 ? 0 : (n - 1) / PIECE + 1; }
+
+int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs,
+                     int tag) {
+  int size;
+  if (!world(&size)) {
+    if (nsends || nrecvs)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "point-to-point messages without other ranks");
+    return TSR_OK;
+  }
+  size_t nreq = 0;
+  for (int i = 0; i < nsends; i++) nreq += pieces(sends[i].n);
+  for (int i = 0; i < nrecvs; i++) nreq += pieces(recvs[i].n);
+  MPI_Request *req;
+  TSR_MALLOC(req, sizeof *req * (nreq + 1));
+  size_t k = 0;
+  int rc = MPI_SUCCESS;
+  /* Receives first, so that most sends find their match already posted. */
+  for (int i = 0; i < nrecvs && rc == MPI_SUCCESS; i++)
+    for (size_t off = 0; off < recvs[i].n && rc == MPI_SUCCESS; off += PIECE) {
+      size_t len = recvs[i].n - off < PIECE ? recvs[i].n - off : PIECE;
+      rc = MPI_Irecv(recvs[i].buf + off, (int)len, MPI_DOUBLE, recvs[i].peer, tag,
+                     MPI_COMM_WORLD, &req[k++]);
+    }
+  for (int i = 0; i < nsends && rc == MPI_SUCCESS; i++)
+    for (size_t off = 0; off < sends[i].n && rc == MPI_SUCCESS; off += PIECE) {
+      size_t len = sends[i].n - off < PIECE ? sends[i].n - off : PIECE;
+      rc = MPI_Isend(sends[i].buf + off, (int)len, MPI_DOUBLE, sends[i].peer, tag,
+                     MPI_COMM_WORLD, &req[k++]);
+    }
+  if (rc == MPI_SUCCESS) rc = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
+  free(req);
+  P2P_CHECK(rc);
+  return TSR_OK;
+}
+
+int tsr_p2p_bcast(void *buf, size_t n) {
+  int size;
+  if (!world(&size)) return TSR_OK;
+  if (n > (size_t)INT32_MAX) return TSR_ERROR(TSR_ERR_INTERNAL, "broadcast of %zu bytes", n);
+  P2P_CHECK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+  return TSR_OK;
+}
+
+int tsr_p2p_send_int(int peer, int value, int tag) {
+  int size;
+  if (!world(&size)) return TSR_OK;
+  P2P_CHECK(MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD));
+  return TSR_OK;
+}
+
+int tsr_p2p_recv_int(int peer, int *value, int tag) {
+  int size;
+  if (!world(&size)) return TSR_OK;
+  P2P_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  return TSR_OK;
+}

@@ -1,0 +1,34 @@
+/*
+ * p2p.h - point-to-point communication on host buffers: what rechunking
+ * (src/stage.c) and rank-ordered HDF5 writes (src/save.c) need beyond the
+ * collectives of comm.h. Every call is a no-op on one rank, or when MPI was
+ * never started (unit tests that interpret without mpirun).
+ */
+#ifndef TSR_P2P_H
+#define TSR_P2P_H
+
+#include <stddef.h>
+
+/* One message: n doubles at buf, to or from rank peer. */
+typedef struct tsr_p2p_msg {
+  int peer;
+  double *buf;
+  size_t n;
+} tsr_p2p_msg;
+
+/* Posts every receive and send at once and waits for all of them (no
+ * ordering constraint between ranks, so it cannot deadlock when every rank
+ * posts the matching halves). At most one message per (peer, direction);
+ * tag separates concurrent exchanges. Messages of any length travel in
+ * pieces of at most 2^27 doubles. */
+int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs,
+                     int tag);
+
+/* Rank 0's n bytes at buf are copied to every rank. Collective. */
+int tsr_p2p_bcast(void *buf, size_t n);
+
+/* A small integer token for rank-ordered work (rank r waits for r-1). */
+int tsr_p2p_send_int(int peer, int value, int tag);
+int tsr_p2p_recv_int(int peer, int *value, int tag);
+
+#endif
