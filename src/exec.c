@@ -550,16 +550,17 @@ static int replicate_chunks(tsr_exec *ex, tsr_node *node, const int64_t *ids, in
 
 /* Ranks agree on failure after each compute phase, so none waits forever in
  * a later collective for a rank that has given up. */
-static int agree(int st) {
+int tsr_agree(int st) {
+  if (st == TSR_OK && tsr_interrupted()) st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
   int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK) return st == TSR_OK ? TSR_ERR_COMM : st;
   if (st == TSR_ERR_INTERRUPTED) {
     tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
-  } else if (st != TSR_OK) { /* an error agreed on already (stage.c) keeps its scope */
+  } else if (st != TSR_OK) { /* a fresh error is this rank's; an agreed one keeps its scope */
     if (tsr_error_get_scope() == TSR_SCOPE_COLLECTIVE) tsr_error_set_scope(TSR_SCOPE_LOCAL);
   } else if (worst != TSR_OK) {
     st = TSR_ERROR(worst, "another rank failed");
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
+    tsr_error_set_scope(worst == TSR_ERR_INTERRUPTED ? TSR_SCOPE_COLLECTIVE : TSR_SCOPE_SILENT);
   }
   return st;
 }
@@ -606,7 +607,7 @@ static int compute_reduce(tsr_exec *ex, tsr_node *r) {
   ex->compute_s += tsr_comm_time() - t0;
   ex->elements += (double)mine;
   ex->chunks_done += n;
-  st = agree(st);
+  st = tsr_agree(st);
   if (st == TSR_OK)
     st = r->axis < 0 ? combine_full(ex, r, g, ids, n, parts) : combine_axis(ex, r, g, ids, n, parts);
   for (int64_t i = 0; i < n; i++) free(parts[i]);
@@ -652,7 +653,7 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
   }
   tsr_prog_free(&p);
   ex->compute_s += tsr_comm_time() - t0;
-  st = agree(st);
+  st = tsr_agree(st);
   if (st == TSR_OK) st = replicate_chunks(ex, node, ids, n, bufs);
   for (int64_t i = 0; i < n; i++) free(bufs[i]);
   free(bufs);
@@ -665,7 +666,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return compute_reduce(ex, n);
-  if (n->kind == N_LINALG) return agree(tsr_linalg_compute(ex, n));
+  if (n->kind == N_LINALG) return tsr_agree(tsr_linalg_compute(ex, n));
   return TSR_OK;
 }
 

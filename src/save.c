@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "exec.h"
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
@@ -247,21 +248,6 @@ static int write_wave(void *vctx, int64_t n, const int64_t *ids, double *const *
   return st;
 }
 
-/* Same status everywhere after a step (local failures print on their rank). */
-static int agree(int st) {
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_ERR_INTERRUPTED) {
-    tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
-  } else if (st != TSR_OK) { /* a fresh error is this rank's; an agreed one keeps its scope */
-    if (tsr_error_get_scope() == TSR_SCOPE_COLLECTIVE) tsr_error_set_scope(TSR_SCOPE_LOCAL);
-  } else if (worst != TSR_OK) {
-    st = TSR_ERROR(worst, "another rank failed");
-    tsr_error_set_scope(worst == TSR_ERR_INTERRUPTED ? TSR_SCOPE_COLLECTIVE : TSR_SCOPE_SILENT);
-  }
-  return st;
-}
-
 /* Creates f's temporary file with every dataset saved into it. */
 static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer **keep) {
   tsr_h5_writer *w = NULL;
@@ -288,7 +274,7 @@ static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer
       if (st == TSR_OK) st = cs;
     }
   }
-  st = agree(st);
+  st = tsr_agree(st);
   if (st != TSR_OK && *keep) {
     tsr_h5_writer_close(*keep);
     *keep = NULL;
@@ -311,7 +297,7 @@ static int write_file(tsr_exec *ex, save_file *f) {
     int cs = tsr_h5_writer_close(w);
     if (st == TSR_OK) st = cs;
   }
-  return agree(st);
+  return tsr_agree(st);
 }
 
 int tsr_save_run(tsr_exec *ex) {

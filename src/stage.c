@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "error.h"
+#include "exec.h"
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
@@ -106,23 +107,6 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t elem) {
   *p = q;
   *cap = c;
   return TSR_OK;
-}
-
-/* Ranks agree on failure (as the executor's agree): a local error is printed
- * by its rank, the others learn of it silently. */
-static int agree(int st) {
-  if (st == TSR_OK && tsr_interrupted()) st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_ERR_INTERRUPTED) {
-    tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
-  } else if (st != TSR_OK) { /* a fresh error is this rank's; an agreed one keeps its scope */
-    if (tsr_error_get_scope() == TSR_SCOPE_COLLECTIVE) tsr_error_set_scope(TSR_SCOPE_LOCAL);
-  } else if (worst != TSR_OK) {
-    st = TSR_ERROR(worst, "another rank failed");
-    tsr_error_set_scope(worst == TSR_ERR_INTERRUPTED ? TSR_SCOPE_COLLECTIVE : TSR_SCOPE_SILENT);
-  }
-  return st;
 }
 
 /* The same integer on every rank: the minimum. */
@@ -513,7 +497,7 @@ static int eval_round(phase *ph, const tsr_prog *P, const task *tasks, int64_t n
   }
   runnables_free(&ph->pool, mine, nmine);
   if (status != TSR_OK && tsr_error_code() == TSR_OK) TSR_ERROR(status, "%s", message);
-  return agree(status);
+  return tsr_agree(status);
 }
 
 /* Copies a piece (dense over count) into a region buffer at offset j0. */
@@ -626,14 +610,14 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
   }
   /* Every rank takes part in the source round, even with nothing to do. */
   const tsr_prog *Px = NULL;
-  st = agree(st);
+  st = tsr_agree(st);
   if (st == TSR_OK) st = phase_source(ph, x, &Px);
   int64_t m = 0;
   for (int64_t k = 0; k < pl.n && st == TSR_OK; k++)
     if (pl.p[k].src == me) dst[m++] = sendbuf[pl.p[k].dst] + pl.p[k].off;
   if (st == TSR_OK) st = eval_round(ph, Px, ptasks, pl.n, 1, dst);
   if (st == TSR_OK) st = move_pieces(ex, sendbuf, sendn, recvbuf, recvn);
-  st = agree(st);
+  st = tsr_agree(st);
 
   /* Assemble this rank's regions from host copies of what arrived. */
   double **host = calloc((size_t)Pn, sizeof(double *));
@@ -712,7 +696,7 @@ static int stage_round(phase *ph, const tsr_prog *P, const task *tasks, int64_t 
   /* A rank that failed still makes its (empty) collective reads. */
   int rs = stage_loads(ph, P, tasks, ntasks, mine, st == TSR_OK ? nmine : 0, most);
   if (st == TSR_OK) st = rs;
-  st = agree(st);
+  st = tsr_agree(st);
   for (int i = 0; i < P->nleaves && st == TSR_OK; i++)
     if (P->leaves[i].kind == LEAF_XFER) st = stage_xfer(ph, P, i, tasks, ntasks, mine, nmine);
   if (st != TSR_OK) {
@@ -827,7 +811,7 @@ static int run_waves(phase *ph, const tsr_prog *P, const tsr_grid *g, chunk_fn f
   int64_t nwaves = (owned_count(tsr_grid_count(g), 0, ex->size) + W - 1) / W;
   wave cur, next;
   int st = wave_alloc(&cur, ex->size, W), rs = wave_alloc(&next, ex->size, W);
-  st = agree(st != TSR_OK ? st : rs);
+  st = tsr_agree(st != TSR_OK ? st : rs);
   if (st == TSR_OK && nwaves > 0) {
     wave_plan(ex, g, W, 0, &cur);
     st = wave_stage(ph, P, g, &cur);
@@ -861,8 +845,8 @@ static int run_waves(phase *ph, const tsr_prog *P, const tsr_grid *g, chunk_fn f
     if (cur.mine) runnables_free(&ph->pool, cur.mine, cur.got);
     cur.mine = NULL;
     /* next_st is the same on every rank (staging agrees); the chunks' is not */
-    st = agree(status != TSR_OK ? status : next_st);
-    if (st == TSR_OK && done) st = agree(done(dctx, w * W, cur.nmine, cur.ids));
+    st = tsr_agree(status != TSR_OK ? status : next_st);
+    if (st == TSR_OK && done) st = tsr_agree(done(dctx, w * W, cur.nmine, cur.ids));
     wave t = cur;
     cur = next;
     next = t;
@@ -987,7 +971,7 @@ int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *
   c.e.cap = (size_t)tsr_grid_max_chunk_elems(&node->grid);
   if (st == TSR_OK && (!c.e.host || (!ex->no_fuse && !c.e.dev)))
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  st = agree(st);
+  st = tsr_agree(st);
   if (st == TSR_OK)
     st = run_waves(&ph, ex->no_fuse ? NULL : &p, &node->grid, eval_one, &c.e, wave_done, &c);
   for (int64_t k = 0; k < W; k++) {

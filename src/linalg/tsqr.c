@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "exec.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
 
@@ -172,14 +173,6 @@ static int exchange(const tsr_tsqr_plan *pl, const xfer *x, int64_t nx, int tag)
   return st;
 }
 
-/* Every rank learns whether any failed (collective). */
-static int agree(int st) {
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return st == TSR_OK ? TSR_ERR_COMM : st;
-  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed in the TSQR tree");
-  return st;
-}
-
 /* The state of the tree on this rank: per tree node (its left-most block
  * index) and level, what its owner holds. Sizes are known on every rank. */
 typedef struct tree {
@@ -227,7 +220,7 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
   xfer *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  st = agree(st); /* a rank that failed on its leaves must not leave the others waiting */
+  st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
   for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) {
     if (L >= MAX_LEVELS) {
@@ -391,7 +384,7 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   memset(&t, 0, sizeof t);
   t.nb = pl->nblocks;
   t.n = n;
-  int st = agree(tree_up(pl, blocks, &t));
+  int st = tsr_agree(tree_up(pl, blocks, &t));
   /* Every rank learns the root's status with its factors. */
   int64_t nsmall = mode == TSR_TSQR_QR ? K * n : k + k * n, kout = mode == TSR_TSQR_QR ? K : k;
   size_t len = (size_t)(1 + nsmall + K * kout);
