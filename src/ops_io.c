@@ -205,16 +205,25 @@ static int load_grid(tsr_interp *ip, const tsr_args *a, int i, const tsr_h5src *
   return st;
 }
 
+/* The first two arguments of load and save: a non-empty file name and a
+ * dataset path (normalized into dataset). */
+static int want_file_dataset(tsr_interp *ip, tsr_args *a, const char **file, char *dataset,
+                             size_t n) {
+  const char *name = "";
+  TSR_CHECK(want_string(ip, a, 0, "file", file));
+  TSR_CHECK(want_string(ip, a, 1, "dataset", &name));
+  TSR_CHECK(dataset_path(ip, a->at[1], name, dataset, n));
+  if (!(*file)[0]) return tsr_interp_error(ip, a->at[0], TSR_ERR_VALUE, "file name is empty");
+  return TSR_OK;
+}
+
 /* load(file, dataset, chunks="auto", dtype=None) */
 int tsr_b_load(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
   (void)def;
-  const char *file = "", *name = "";
+  const char *file = "";
   char dataset[1024];
-  TSR_CHECK(want_string(ip, a, 0, "file", &file));
-  TSR_CHECK(want_string(ip, a, 1, "dataset", &name));
-  TSR_CHECK(dataset_path(ip, a->at[1], name, dataset, sizeof dataset));
-  if (!file[0]) return tsr_interp_error(ip, a->at[0], TSR_ERR_VALUE, "file name is empty");
+  TSR_CHECK(want_file_dataset(ip, a, &file, dataset, sizeof dataset));
   tsr_dtype dt = TSR_F64;
   if (a->given[3] && a->v[3].kind != V_NONE) TSR_CHECK(tsr_arg_dtype(ip, a, 3, &dt));
   const tsr_h5src *s = NULL;
@@ -237,12 +246,9 @@ int tsr_b_load(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_
 int tsr_b_save(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
   (void)def;
-  const char *file = "", *name = "";
+  const char *file = "";
   char dataset[1024];
-  TSR_CHECK(want_string(ip, a, 0, "file", &file));
-  TSR_CHECK(want_string(ip, a, 1, "dataset", &name));
-  TSR_CHECK(dataset_path(ip, a->at[1], name, dataset, sizeof dataset));
-  if (!file[0]) return tsr_interp_error(ip, a->at[0], TSR_ERR_VALUE, "file name is empty");
+  TSR_CHECK(want_file_dataset(ip, a, &file, dataset, sizeof dataset));
   if (a->v[2].kind != V_ARRAY)
     return tsr_interp_error(ip, a->at[2], TSR_ERR_TYPE,
                             "save writes arrays, got %s (small values go to the results file, -o)",
