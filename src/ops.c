@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "ew_scalar.h"
 #include "ops_io.h"
 #include "ops_linalg.h"
 
@@ -290,39 +291,11 @@ static int b_arange(tsr_interp *ip, const ast_node *call, const tsr_op_def *def,
 
 /* ---- elementwise --------------------------------------------------------- */
 
-static double scalar_unary(int op, double x) {
-  switch (op) {
-  case EW_NEG: return -x;
-  case EW_ABS: return fabs(x);
-  case EW_SQRT: return sqrt(x);
-  case EW_EXP: return exp(x);
-  case EW_LOG: return log(x);
-  case EW_SIN: return sin(x);
-  case EW_COS: return cos(x);
-  case EW_TANH: return tanh(x);
-  }
-  return x;
-}
-
-double tsr_scalar_binary(int op, double x, double y);
-double tsr_scalar_binary(int op, double x, double y) {
-  switch (op) {
-  case EW_ADD: return x + y;
-  case EW_SUB: return x - y;
-  case EW_MUL: return x * y;
-  case EW_DIV: return x / y;
-  case EW_POW: return pow(x, y);
-  case EW_MIN: return x != x || y != y ? NAN : (y < x ? y : x);
-  case EW_MAX: return x != x || y != y ? NAN : (y > x ? y : x);
-  }
-  return NAN;
-}
-
 static int b_unary(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out) {
   (void)call;
   if (tsr_value_is_number(&a->v[0])) {
-    set_float(out, scalar_unary(def->code, tsr_value_number(&a->v[0])));
+    set_float(out, tsr_ew_unary(def->code, tsr_value_number(&a->v[0])));
     return TSR_OK;
   }
   tsr_node *x, *n;
@@ -337,7 +310,7 @@ int tsr_apply_binary(tsr_interp *ip, const ast_node *at, int op, const tsr_value
 int tsr_apply_binary(tsr_interp *ip, const ast_node *at, int op, const tsr_value *x,
                      const ast_node *atx, const tsr_value *y, const ast_node *aty, tsr_value *out) {
   if (tsr_value_is_number(x) && tsr_value_is_number(y)) {
-    set_float(out, tsr_scalar_binary(op, tsr_value_number(x), tsr_value_number(y)));
+    set_float(out, tsr_ew_binary(op, tsr_value_number(x), tsr_value_number(y)));
     return TSR_OK;
   }
   tsr_dtype like = x->kind == V_ARRAY ? x->arr->dtype : (y->kind == V_ARRAY ? y->arr->dtype : TSR_F64);

@@ -16,6 +16,7 @@
 
 #include "../backend.h"
 #include "../error.h"
+#include "../ew_scalar.h"
 #include "../rng.h"
 #include "../signals.h"
 #include "../trace.h"
@@ -122,23 +123,7 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
   if (l->round_f32) round_f32(out, len);
 }
 
-static inline double apply1(int op, double x) {
-  switch (op) {
-  case EW_NEG: return -x;
-  case EW_ABS: return fabs(x);
-  case EW_SQRT: return sqrt(x);
-  case EW_EXP: return exp(x);
-  case EW_LOG: return log(x);
-  case EW_SIN: return sin(x);
-  case EW_COS: return cos(x);
-  case EW_TANH: return tanh(x);
-  default: return x;
-  }
-}
-
 /* NumPy's minimum/maximum propagate NaN. */
-static inline double nan_min(double x, double y) { return x != x || y != y ? NAN : (y < x ? y : x); }
-static inline double nan_max(double x, double y) { return x != x || y != y ? NAN : (y > x ? y : x); }
 
 static void unary_row(int op, const double *x, double *out, int64_t len) {
   switch (op) {
@@ -146,7 +131,7 @@ static void unary_row(int op, const double *x, double *out, int64_t len) {
   case EW_COPY: memcpy(out, x, sizeof(double) * (size_t)len); break;
   case EW_SQRT: for (int64_t i = 0; i < len; i++) out[i] = sqrt(x[i]); break;
   case EW_ABS: for (int64_t i = 0; i < len; i++) out[i] = fabs(x[i]); break;
-  default: for (int64_t i = 0; i < len; i++) out[i] = apply1(op, x[i]);
+  default: for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(op, x[i]);
   }
 }
 
@@ -164,8 +149,8 @@ static void binary_row(int op, const double *x, int sx, const double *y, int sy,
   case EW_MUL: EW_LOOP(a * b) break;
   case EW_DIV: EW_LOOP(a / b) break;
   case EW_POW: EW_LOOP(pow(a, b)) break;
-  case EW_MIN: EW_LOOP(nan_min(a, b)) break;
-  case EW_MAX: EW_LOOP(nan_max(a, b)) break;
+  case EW_MIN: EW_LOOP(tsr_ew_nan_min(a, b)) break;
+  case EW_MAX: EW_LOOP(tsr_ew_nan_max(a, b)) break;
   default:
     for (int64_t i = 0; i < len; i++) out[i] = NAN;
   }
@@ -187,7 +172,7 @@ static const double *eval_segment(const tsr_prog *p, scratch *s, const int64_t *
     const double *x = cx ? &p->reg_value[ins->x] : reg_buf(s, ins->x);
     if (ins->kind == I_UNARY) {
       if (cx) {
-        double v = apply1(ins->op, *x);
+        double v = tsr_ew_unary(ins->op, *x);
         for (int64_t j = 0; j < len; j++) out[j] = v;
       } else {
         unary_row(ins->op, x, out, len);

@@ -27,6 +27,7 @@ extern "C" {
 #include "../mpi/comm.h"
 #include "../rngmath.h"
 #include "../signals.h"
+#include "../ew_scalar.h"
 #include "../stats_merge.h"
 #include "../trace.h"
 #include "gpu_nccl.h"
@@ -152,33 +153,6 @@ __device__ static double leaf_value(const dleaf &l, int ndim, const long long *i
   return l.round_f32 ? (double)(float)v : v;
 }
 
-__device__ static double unary(int op, double x) {
-  switch (op) {
-  case EW_NEG: return -x;
-  case EW_ABS: return fabs(x);
-  case EW_SQRT: return sqrt(x);
-  case EW_EXP: return exp(x);
-  case EW_LOG: return log(x);
-  case EW_SIN: return sin(x);
-  case EW_COS: return cos(x);
-  case EW_TANH: return tanh(x);
-  default: return x;
-  }
-}
-
-__device__ static double binary(int op, double x, double y) {
-  switch (op) {
-  case EW_ADD: return x + y;
-  case EW_SUB: return x - y;
-  case EW_MUL: return x * y;
-  case EW_DIV: return x / y;
-  case EW_POW: return pow(x, y);
-  case EW_MIN: return x != x || y != y ? (double)NAN : (y < x ? y : x);
-  case EW_MAX: return x != x || y != y ? (double)NAN : (y > x ? y : x);
-  default: return NAN;
-  }
-}
-
 __device__ static double eval_element(const dprog &p, const long long *idx) {
   double r[MAX_REGS];
   for (int i = 0; i < p.ninstr; i++) {
@@ -189,10 +163,10 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
     } else {
       double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
       if (ins.kind == I_UNARY) {
-        v = unary(ins.op, x);
+        v = tsr_ew_unary(ins.op, x);
       } else {
         double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
-        v = binary(ins.op, x, y);
+        v = tsr_ew_binary(ins.op, x, y);
       }
     }
     r[ins.dst] = ins.round_f32 ? (double)(float)v : v;
@@ -366,11 +340,11 @@ __device__ static double chain_rest(const dprog &p, double v) {
   for (int i = 1; i < p.ninstr; i++) {
     const dinstr &ins = p.code[i];
     if (ins.kind == I_UNARY)
-      v = unary(ins.op, v);
+      v = tsr_ew_unary(ins.op, v);
     else if (ins.x == prev)
-      v = binary(ins.op, v, p.reg_value[ins.y]);
+      v = tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
     else
-      v = binary(ins.op, p.reg_value[ins.x], v);
+      v = tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
     if (ins.round_f32) v = (double)(float)v;
     prev = ins.dst;
   }
