@@ -29,7 +29,7 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev                       # CPU linear algebra
   librandom123-dev                                     # Philox on the CPU
   check                                                # unit tests
-  python3                                              # test helpers
+  python3 python3-numpy python3-h5py                  # test helpers, h5py/NumPy checks
 )
 # tests/slurm_job.sh starts a one-node SLURM of its own; tests/job_scripts.sh
 # lints jobs/ with shellcheck. Both skip (loudly) without them outside CI.

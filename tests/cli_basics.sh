@@ -169,13 +169,45 @@ set -e
 expect_eq "$RC" 0 "run - exit status: $(cat err)"
 cmp -s out want.txt || fail "run - printed: $(cat out)"
 
-# A singleton with Open MPI's default start (no isolated singleton).
+# A singleton with Open MPI's own start (a helper daemon, not tessera's
+# isolated start).
 set +e
-env -u OMPI_MCA_ess_singleton_isolated "$TESSERA" --quiet run job.tsr >out 2>err
+OMPI_MCA_ess_singleton_isolated=0 "$TESSERA" --quiet run job.tsr >out 2>err
 RC=$?
 set -e
 expect_eq "$RC" 0 "singleton run (default MPI start) exit status: $(cat err)"
 cmp -s out want.txt || fail "singleton run (default MPI start) printed: $(cat out)"
+
+# An isolated singleton keeps Open MPI's session directory in a directory of
+# its own under TMPDIR (isolated singletons are all job [0,1]: a shared one
+# is removed under the feet of those starting while another ends), and
+# leaves nothing behind, on success and on error.
+mkdir sd
+TMPDIR=$TMP/sd "$TESSERA" --quiet eval 'sum(normal(shape=(6000, 6000), chunks=1000))' >/dev/null 2>err &
+pid=$!
+BG_PIDS="$BG_PIDS $pid"
+seen=""
+while kill -0 "$pid" 2>/dev/null; do
+  seen=$(find sd -mindepth 2 -maxdepth 2 -name 'ompi.*' 2>/dev/null | head -n 1)
+  [ -z "$seen" ] || break
+  sleep 0.02
+done
+set +e
+wait "$pid"
+RC=$?
+set -e
+expect_eq "$RC" 0 "singleton under TMPDIR=sd exit status: $(cat err)"
+case $seen in
+sd/tessera-mpi.*/ompi.*) ;;
+*) fail "no Open MPI session directory under TMPDIR/tessera-mpi.*/ during the run (saw '$seen')" ;;
+esac
+set +e
+TMPDIR=$TMP/sd "$TESSERA" --quiet eval 'sum(onez(3))' >/dev/null 2>&1
+RC=$?
+set -e
+expect_eq "$RC" 1 "singleton error under TMPDIR=sd exit status"
+left=$(find sd -mindepth 1 | head -n 3)
+[ -z "$left" ] || fail "singletons left session files behind: $left"
 
 # Under mpirun the values are printed once, by rank 0.
 capture out err mpi_tsr 2 run job.tsr

@@ -30,13 +30,6 @@ H5TOOL=$(abspath "$H5TOOL")
 srcdir=$(cd "$srcdir" && pwd)
 export TESSERA MPIEXEC H5READ H5TOOL srcdir
 
-# Open MPI's singleton start (a tessera run without mpirun) spawns a helper
-# daemon unless told not to; isolated start halves the cost of each of the
-# many small runs below and changes nothing tessera computes. cli_basics.sh
-# runs one singleton without it.
-: "${OMPI_MCA_ess_singleton_isolated:=1}"
-export OMPI_MCA_ess_singleton_isolated
-
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tessera-$TEST_NAME.XXXXXX")
 BG_PIDS=""
@@ -140,6 +133,22 @@ capture() {
 }
 
 need_python() { command -v python3 >/dev/null 2>&1; }
+
+# need_numpy: sets PYNP to a python3 that imports numpy and h5py (the one on
+# PATH, else the system's, where install-deps.sh puts python3-numpy and
+# python3-h5py), or skips the test; in CI (CI=true) their absence fails it.
+need_numpy() {
+  PYNP=""
+  for _py in python3 /usr/bin/python3; do
+    if command -v "$_py" >/dev/null 2>&1 && "$_py" -c 'import h5py, numpy' 2>/dev/null; then
+      PYNP=$_py
+      return 0
+    fi
+  done
+  _why="no python3 imports numpy and h5py (apt-get install python3-numpy python3-h5py)"
+  [ "${CI:-}" != true ] || fail "$_why: CI must run this test"
+  skip "$_why"
+}
 
 # ---- comparing ------------------------------------------------------------
 

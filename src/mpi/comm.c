@@ -10,8 +10,10 @@
 #include <mpi-ext.h> /* Open MPI: MPIX_CUDA_AWARE_SUPPORT */
 #endif
 #endif
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../error.h"
 
@@ -28,16 +30,41 @@
 
 static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
 static MPI_Comm node_comm = MPI_COMM_NULL; /* the ranks of this node */
+static char session_base[4096];           /* isolated singleton's own tmpdir */
+
+/* Removes the session base once Open MPI has emptied it (at exit, so that
+ * MPI_Abort's exit removes it too); a non-empty directory is left alone. */
+static void session_base_remove(void) {
+  if (session_base[0]) rmdir(session_base);
+}
+
+/* Started without a launcher (a singleton), Open MPI would spawn a helper
+ * daemon first: 0.2 s of every short run. Isolated singleton start skips it,
+ * but every isolated singleton is job [0,1] and so shares one session
+ * directory (/tmp/ompi.HOST.UID/jf.0/1) that the first to finish removes
+ * under the others' feet ("A call to mkdir was unable to create the desired
+ * directory" when several start at once). Each gets a session base of its
+ * own; without one it keeps the daemon. The user's own settings win. */
+static void singleton_isolate(void) {
+  if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK")) return;
+  if (getenv("OMPI_MCA_ess_singleton_isolated") || getenv("OMPI_MCA_orte_tmpdir_base")) return;
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  int n = snprintf(session_base, sizeof session_base, "%s/tessera-mpi.XXXXXX", tmp);
+  if (n < 0 || (size_t)n >= sizeof session_base || !mkdtemp(session_base)) {
+    session_base[0] = 0;
+    return;
+  }
+  atexit(session_base_remove);
+  setenv("OMPI_MCA_orte_tmpdir_base", session_base, 1);
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 1);
+}
 
 int tsr_comm_init(int *argc, char ***argv) {
   int inited = 0;
   MPI_CHECK(MPI_Initialized(&inited));
   if (!inited) {
-    /* Started without a launcher (a singleton): Open MPI would spawn a
-     * helper daemon first, a third of a second of every short run. Isolated
-     * singleton start skips it; the user's own setting wins. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK"))
-      setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+    singleton_isolate();
     int provided;
     MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     started_mpi = 1;
