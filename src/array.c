@@ -83,6 +83,7 @@ static int node_intern(tsr_node *proto, tsr_node **out) {
   *n = *proto;
   n->id = next_id++;
   n->value = NULL;
+  n->held = NULL;
   n->next_all = all_nodes;
   all_nodes = n;
   *out = n;
@@ -237,10 +238,18 @@ const char *tsr_red_name(int kind) {
   return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
 }
 
+void tsr_node_release_held(tsr_node *n) {
+  if (!n->held) return;
+  for (int64_t c = 0, nc = tsr_grid_count(&n->grid); c < nc; c++) free(n->held[c]);
+  free(n->held);
+  n->held = NULL;
+}
+
 void tsr_nodes_clear_values(void) {
   for (tsr_node *n = all_nodes; n; n = n->next_all) {
     free(n->value);
     n->value = NULL;
+    tsr_node_release_held(n);
   }
 }
 
@@ -248,6 +257,7 @@ void tsr_nodes_free_all(void) {
   while (all_nodes) {
     tsr_node *n = all_nodes;
     all_nodes = n->next_all;
+    tsr_node_release_held(n);
     tsr_grid_free(&n->grid);
     free(n->value);
     free(n);

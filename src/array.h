@@ -5,7 +5,8 @@
  * as soon as it is created (like Dask's _meta); nothing is computed until a
  * value is needed. Identical nodes are shared (common-subexpression
  * elimination by hash-consing), except random arrays, which are distinct by
- * construction. A computed node keeps its value (replicated on every rank).
+ * construction. A computed node keeps its value (replicated on every rank),
+ * or, for the row blocks of Q and U, its chunks on their owners (held).
  */
 #ifndef TSR_ARRAY_H
 #define TSR_ARRAY_H
@@ -67,6 +68,9 @@ struct tsr_node {
   int id;             /* creation number (stable across ranks) */
   uint64_t hash;
   double *value;      /* computed values (row-major), replicated; NULL until computed */
+  double **held;      /* or computed and distributed (Q and U of qr/svd): per chunk id of
+                       * grid, its row-major values on its owner, NULL elsewhere; read
+                       * through staged leaves (stage.h) */
   tsr_node *next_all; /* list of all nodes, for freeing */
 };
 
@@ -95,6 +99,9 @@ static inline int tsr_node_ndim(const tsr_node *n) { return n->grid.ndim; }
 const char *tsr_dtype_name(tsr_dtype dt);
 const char *tsr_ew_name(int op);
 const char *tsr_red_name(int kind);
+
+/* Frees n's held chunks (n->held), if any. */
+void tsr_node_release_held(tsr_node *n);
 
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);

@@ -263,7 +263,7 @@ static int box_program(const tsr_node *n, const int64_t *start, const int64_t *e
 /* Peak bytes one --no-fuse worker holds: a chunk of every operation on the
  * longest chain, counted generously as all operations of the cone. */
 static double cone_bytes(const tsr_node *n) {
-  if (n->value || n->kind == N_FULL) return 0.0;
+  if (n->value || n->held || n->kind == N_FULL) return 0.0;
   double mine = 8.0 * (double)tsr_grid_max_chunk_elems(&n->grid);
   double sum = mine;
   for (int i = 0; i < 2; i++)
@@ -662,7 +662,7 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
 }
 
 static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
-  if (n->value) return TSR_OK;
+  if (n->value || n->held) return TSR_OK;
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return compute_reduce(ex, n);
@@ -672,7 +672,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
 
 /* Finds, before any work, a --no-fuse chunk that cannot fit the budget. */
 static int check_node(const tsr_exec *ex, const tsr_node *n) {
-  if (n->value) return TSR_OK;
+  if (n->value || n->held) return TSR_OK;
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(check_node(ex, n->in[i]));
   int threads;

@@ -146,6 +146,9 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   if (n->value != NULL && tsr_node_size(n) == 1 && depth > 0)
     return new_reg(p, 1, n->value[0], reg);
   if (n->value != NULL) return add_leaf(p, n, m, LEAF_DATA, reg);
+  /* Held chunks (stage.h): the node's own program copies them on their
+   * owners; any other reader gets them as rechunk pieces from there. */
+  if (n->held != NULL) return add_leaf(p, n, m, depth == 0 ? LEAF_HELD : LEAF_XFER, reg);
   switch (n->kind) {
   case N_FULL:
     if (depth > 0) return new_reg(p, 1, n->a, reg);
@@ -247,7 +250,7 @@ void tsr_prog_free(tsr_prog *p) {
 }
 
 void tsr_prog_dump(const tsr_prog *p, char *buf, size_t n) {
-  static const char *kinds[] = {"random", "arange", "data", "load", "rechunk", "chunks"};
+  static const char *kinds[] = {"random", "arange", "data", "load", "rechunk", "chunks", "held"};
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < p->ninstr && used < n; i++) {

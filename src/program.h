@@ -25,7 +25,8 @@ typedef enum tsr_leaf_kind {
   LEAF_DATA,   /* a row-major array in memory */
   LEAF_LOAD,   /* an HDF5 dataset: staged into a DATA leaf per box (stage.h) */
   LEAF_XFER,   /* a rechunked array: staged into a DATA leaf per box (stage.h) */
-  LEAF_CHUNKS  /* materialized chunks of a node (--no-fuse) */
+  LEAF_CHUNKS, /* materialized chunks of a node (--no-fuse) */
+  LEAF_HELD    /* a node's own held chunks (node->held): staged on their owners (stage.h) */
 } tsr_leaf_kind;
 
 /* Materialized chunks of one node: boxes and their row-major buffers. */

@@ -119,7 +119,9 @@ static int agree_min(int v, int *out) {
 
 int tsr_stage_needed(const tsr_prog *p) {
   for (int i = 0; i < p->nleaves; i++)
-    if (p->leaves[i].kind == LEAF_LOAD || p->leaves[i].kind == LEAF_XFER) return 1;
+    if (p->leaves[i].kind == LEAF_LOAD || p->leaves[i].kind == LEAF_XFER ||
+        p->leaves[i].kind == LEAF_HELD)
+      return 1;
   return 0;
 }
 
@@ -568,7 +570,7 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
                       runnable *mine, int64_t nmine) {
   tsr_exec *ex = ph->ex;
   const tsr_leaf *L = &P->leaves[i];
-  const tsr_node *x = L->node->in[0];
+  const tsr_node *x = L->node->held ? L->node : L->node->in[0]; /* where the pieces come from */
   const tsr_grid *G = &x->grid;
   int Pn = ex->size, me = ex->rank, nd = G->ndim;
   plan pl = {0};
@@ -675,6 +677,58 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
   return st;
 }
 
+/* Copies region r of held chunk c of x (r inside that chunk) into buf, row-major. */
+static void copy_held(const tsr_node *x, int64_t c, const region *r, double *buf) {
+  const tsr_grid *G = &x->grid;
+  int nd = G->ndim;
+  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = elems_of(nd, r->count);
+  tsr_grid_unravel(G, c, idx);
+  tsr_grid_chunk_box(G, idx, start, extent);
+  const double *src = x->held[c];
+  for (int64_t e = 0; e < n; e++) {
+    int64_t rem = e, off = 0, stride = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+      off += (r->lo[d] - start[d] + r->stride[d] * (rem % r->count[d])) * stride;
+      rem /= r->count[d];
+      stride *= extent[d];
+    }
+    buf[e] = src[off];
+  }
+}
+
+/* Stages the HELD leaves of P for this rank's tasks: a held node's own
+ * program runs only over boxes inside chunks this rank holds (its chunks,
+ * or rechunk pieces cut along its grid), so each is a local copy. */
+static int stage_held(phase *ph, const tsr_prog *P, const task *tasks, int64_t ntasks, runnable *mine) {
+  for (int i = 0; i < P->nleaves; i++) {
+    const tsr_leaf *l = &P->leaves[i];
+    if (l->kind != LEAF_HELD) continue;
+    const tsr_grid *G = &l->node->grid;
+    for (int64_t t = 0, k = 0; t < ntasks; t++) {
+      if (tasks[t].rank != ph->ex->rank) continue;
+      runnable *u = &mine[k++];
+      region g;
+      leaf_region(l, &tasks[t].box, &g);
+      int64_t n = elems_of(l->base_ndim, g.count), idx[TSR_MAXDIM], c = -1;
+      if (n > 0) {
+        for (int d = 0; d < G->ndim; d++) {
+          idx[d] = tsr_grid_find(G, d, g.lo[d]);
+          int64_t last = g.lo[d] + g.stride[d] * (g.count[d] - 1);
+          if (idx[d] < 0 || last >= G->starts[d][idx[d] + 1])
+            return TSR_ERROR(TSR_ERR_INTERNAL, "a box spans held chunks");
+        }
+        c = tsr_grid_ravel(G, idx);
+        if (!l->node->held[c]) return TSR_ERROR(TSR_ERR_INTERNAL, "held chunk %lld is not on this rank", (long long)c);
+      }
+      double *buf = runnable_buffer(&ph->pool, u, (size_t)n);
+      if (!buf) return TSR_ERR_MEMORY;
+      if (n > 0) copy_held(l->node, c, &g, buf);
+      leaf_to_data(&u->prog.leaves[i], &g, buf);
+    }
+  }
+  return TSR_OK;
+}
+
 /* Stages P for a round of tasks: *out receives this rank's tasks' runnable
  * copies (view: the copy covers the task's strided box as [0, count)). */
 static int stage_round(phase *ph, const tsr_prog *P, const task *tasks, int64_t ntasks, int view,
@@ -696,6 +750,7 @@ static int stage_round(phase *ph, const tsr_prog *P, const task *tasks, int64_t 
   /* A rank that failed still makes its (empty) collective reads. */
   int rs = stage_loads(ph, P, tasks, ntasks, mine, st == TSR_OK ? nmine : 0, most);
   if (st == TSR_OK) st = rs;
+  if (st == TSR_OK) st = stage_held(ph, P, tasks, ntasks, mine);
   st = tsr_agree(st);
   for (int i = 0; i < P->nleaves && st == TSR_OK; i++)
     if (P->leaves[i].kind == LEAF_XFER) st = stage_xfer(ph, P, i, tasks, ntasks, mine, nmine);
@@ -720,7 +775,8 @@ static int64_t owned_count(int64_t total, int q, int size) {
 static int wave_size(const tsr_exec *ex, const tsr_grid *g, const tsr_prog *P, int *w) {
   int staged = 0;
   for (int i = 0; P && i < P->nleaves; i++)
-    staged += P->leaves[i].kind == LEAF_LOAD || P->leaves[i].kind == LEAF_XFER;
+    staged += P->leaves[i].kind == LEAF_LOAD || P->leaves[i].kind == LEAF_XFER ||
+              P->leaves[i].kind == LEAF_HELD;
   /* two waves are staged at once: the one computed and the next */
   double per = 8.0 * (double)tsr_grid_max_chunk_elems(g) * (double)(2 + 4 * staged);
   int64_t fit = ex->mem_limit ? (int64_t)((double)ex->mem_limit / (per > 1 ? per : 1)) : ex->threads;
@@ -1026,8 +1082,8 @@ int tsr_stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const
   int st = TSR_OK;
   for (int i = 0; i < p->nleaves && st == TSR_OK; i++) {
     tsr_leaf *l = &p->leaves[i];
-    if (l->kind == LEAF_XFER)
-      return TSR_ERROR(TSR_ERR_INTERNAL, "a rechunk leaf in a one-operation program");
+    if (l->kind == LEAF_XFER || l->kind == LEAF_HELD)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "a rechunk or held leaf in a one-operation program");
     if (l->kind != LEAF_LOAD) continue;
     if (bufs->n == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "more than 8 loads in one operation");
     region g;

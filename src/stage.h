@@ -10,7 +10,11 @@
  *   LEAF_XFER  a region of a rechunked array: its pieces are computed by the
  *              owners of the source array's chunks (owner-computes on the
  *              source grid) and sent point-to-point to the rank evaluating
- *              the box; rechunk of a rechunk moves data twice.
+ *              the box; rechunk of a rechunk moves data twice. A held node
+ *              (Q, U: chunks kept on their owners, array.h) read by another
+ *              program is an XFER leaf whose source is the node itself;
+ *   LEAF_HELD  a held node in its own program, evaluated by the owners of
+ *              its chunks: a copy out of the chunk held here.
  *
  * The executor runs such programs in waves: in wave w every rank stages and
  * evaluates its next few chunks (as many as it has threads, fewer when the

@@ -37,6 +37,12 @@ check("orthogonality(u)", orth(u) <= 1e-12, f"{orth(u)}")
 check("orthogonality(vt)", orth(vt.T) <= 1e-12, f"{orth(vt.T)}")
 i = np.argmax(np.abs(u), axis=0)
 check("svd_flip", np.all(u[i, np.arange(u.shape[1])] > 0), "largest entries of u not positive")
+check("u printed = u saved", np.array_equal(res["u"][...], u), "the results file's u differs from the saved one")
+us = float(res["us"][()])
+check("sum of a slice of u", abs(us - 2 * u[::7, 1:5].sum()) <= 1e-13 * np.abs(u[::7, 1:5]).sum(), f"{us}")
+check("column norms of rechunked u", np.max(np.abs(res["un"][...] - 1)) <= 1e-12, f"{res['un'][...]}")
+ar = res["ar"][...]
+check("u @ (s vt)", np.linalg.norm(ar - a) / np.linalg.norm(a) <= 1e-12, f"{np.linalg.norm(ar - a) / np.linalg.norm(a)}")
 
 # svd and qr of a normal matrix computed by tessera itself (g in the job).
 g = inp["g"][...]

@@ -45,7 +45,7 @@ extern "C" {
 #define MAX_INSTR 32
 #define MAX_REGS 40
 #define THREADS 256
-#define LEAF_RESIDENT (LEAF_CHUNKS + 1) /* a DATA leaf already in device memory */
+#define LEAF_RESIDENT (LEAF_HELD + 1) /* a DATA leaf already in device memory */
 
 /* ---- the program as the device sees it ----------------------------------- */
 

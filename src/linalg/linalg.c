@@ -4,8 +4,10 @@
  * qr/svd: the input's row blocks (one column of chunks) are evaluated on
  * their owners only, wave by wave as save evaluates them (stage.c), and
  * handed to the TSQR tree (tsqr.c); each rank gets back its own row blocks
- * of Q or U, which are then gathered so that the result, like every computed
- * value, is replicated. transpose/matmul: the operands are computed
+ * of Q or U and keeps them as the node's held chunks (array.h), which save
+ * writes and other programs read through staged leaves (stage.h); only
+ * --no-fuse, whose chunks read replicated values, gathers them. The small
+ * factors (r, s, vt) are replicated. transpose/matmul: the operands are computed
  * (replicated), each rank forms the output chunks it owns with one GEMM per
  * block product, summed over the blocks of the inner dimension in their
  * order (so the sums do not depend on the number of ranks), and the chunks
@@ -137,34 +139,29 @@ static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks) {
   return tsr_stage_waves(ex, x, keep_wave, &c);
 }
 
-static int compute_group(tsr_exec *ex, group *gr) {
-  tsr_node *first = gr->outs[0], *x = first->in[0];
-  const tsr_grid *g = &x->grid;
-  int svd = first->op == LA_SVD_U;
-  int64_t nb = g->nchunks[0], n = g->shape[1], m = g->shape[0];
-  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size};
-  int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
-  int64_t kout = svd ? k : K, nsmall = svd ? k + k * n : K * n;
-  double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
-  double *small = malloc(sizeof(double) * (size_t)(nsmall + 1)), *full = NULL;
-  int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  double t0 = tsr_comm_time();
-  if (st == TSR_OK) st = owned_blocks(ex, x, blocks);
-  if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
-  ex->compute_s += tsr_comm_time() - t0;
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK && st == TSR_OK) st = TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed");
-  int64_t nmine = 0, *ids = NULL, *firsts = NULL, *rows = NULL;
-  double **mine = NULL;
-  if (st == TSR_OK) {
-    ids = calloc((size_t)nb + 1, sizeof(int64_t));
-    firsts = calloc((size_t)nb + 1, sizeof(int64_t));
-    rows = calloc((size_t)nb + 1, sizeof(int64_t));
-    mine = calloc((size_t)nb + 1, sizeof(double *));
-    full = malloc(sizeof(double) * (size_t)(m * kout + 1));
-    if (!ids || !firsts || !rows || !mine || !full) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+/* Q or U (rows x kout per owned row block) kept on its owners as the held
+ * chunks of o (its grid: the row blocks, one column of chunks). */
+static int hold_blocks(tsr_node *o, int64_t nb, double **out) {
+  TSR_CALLOC(o->held, (size_t)nb + 1, sizeof(double *));
+  for (int64_t b = 0; b < nb; b++) {
+    o->held[b] = out[b];
+    out[b] = NULL;
+    if (o->held[b] && o->dtype == TSR_F32) {
+      int64_t cnt = o->grid.sizes[0][b] * o->grid.shape[1];
+      for (int64_t i = 0; i < cnt; i++) o->held[b][i] = (double)(float)o->held[b][i];
+    }
   }
+  return TSR_OK;
+}
+
+/* Q or U gathered on every rank (--no-fuse reads only replicated values). */
+static int gather_blocks(tsr_exec *ex, tsr_node *o, const tsr_grid *g, int64_t kout, double **out) {
+  int64_t nb = g->nchunks[0], nmine = 0;
+  int64_t *ids = calloc((size_t)nb + 1, sizeof(int64_t)), *firsts = calloc((size_t)nb + 1, sizeof(int64_t));
+  int64_t *rows = calloc((size_t)nb + 1, sizeof(int64_t));
+  double **mine = calloc((size_t)nb + 1, sizeof(double *));
+  double *full = malloc(sizeof(double) * (size_t)(g->shape[0] * kout + 1));
+  int st = ids && firsts && rows && mine && full ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int64_t b = ex->rank; st == TSR_OK && b < nb; b += ex->size) {
     ids[nmine] = b;
     firsts[nmine] = g->starts[0][b];
@@ -172,16 +169,37 @@ static int compute_group(tsr_exec *ex, group *gr) {
     mine[nmine++] = out[b];
   }
   if (st == TSR_OK) st = gather_rows(nmine, ids, firsts, rows, kout, mine, full);
-  if (st == TSR_OK && svd) tsr_svd_flip(m, k, n, full, small + k);
+  if (st == TSR_OK) st = set_value(o, full, tsr_node_size(o));
+  free(ids), free(firsts), free(rows), free(mine), free(full);
+  return st;
+}
+
+static int compute_group(tsr_exec *ex, group *gr) {
+  tsr_node *first = gr->outs[0], *x = first->in[0];
+  const tsr_grid *g = &x->grid;
+  int svd = first->op == LA_SVD_U;
+  int64_t nb = g->nchunks[0], n = g->shape[1];
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size};
+  int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
+  int64_t kout = svd ? k : K, nsmall = svd ? k + k * n : K * n;
+  double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
+  double *small = malloc(sizeof(double) * (size_t)(nsmall + 1));
+  int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  double t0 = tsr_comm_time();
+  if (st == TSR_OK) st = owned_blocks(ex, x, blocks);
+  if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
+  ex->compute_s += tsr_comm_time() - t0;
+  st = tsr_agree(st);
   for (int i = 0; i < gr->n && st == TSR_OK; i++) {
     tsr_node *o = gr->outs[i];
-    const double *v = o->op == LA_QR_Q || o->op == LA_SVD_U ? full
-                    : o->op == LA_SVD_VT ? small + k : small;
-    st = set_value(o, v, tsr_node_size(o));
+    if (o->op == LA_QR_Q || o->op == LA_SVD_U)
+      st = ex->no_fuse ? gather_blocks(ex, o, g, kout, out) : hold_blocks(o, nb, out);
+    else
+      st = set_value(o, o->op == LA_SVD_VT ? small + k : small, tsr_node_size(o));
   }
   for (int64_t b = 0; b < nb && blocks; b++) free(blocks[b]);
   for (int64_t b = 0; b < nb && out; b++) free(out[b]);
-  free(blocks), free(out), free(small), free(full), free(ids), free(firsts), free(rows), free(mine);
+  free(blocks), free(out), free(small);
   return st;
 }
 
@@ -286,7 +304,7 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
 #endif
 
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
-  if (n->value) return TSR_OK;
+  if (n->value || n->held) return TSR_OK;
   if (n->op == LA_TRANSPOSE) return compute_transpose(ex, n);
 #ifndef TSR_HAVE_LAPACKE
   return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: matmul, qr and "

@@ -1,8 +1,9 @@
 /*
  * linalg.h - computing linear-algebra nodes (N_LINALG: transpose, matmul,
  * the factors of qr and svd) for the executor. Like a reduction, such a
- * node is computed whole before the programs that read it, and its value is
- * then replicated on every rank (see doc/design.md for what is distributed).
+ * node is computed whole before the programs that read it; its value is then
+ * replicated on every rank, except Q and U, whose row blocks stay on their
+ * owners (node->held; see doc/design.md for what is distributed).
  */
 #ifndef TSR_LINALG_H
 #define TSR_LINALG_H
@@ -14,8 +15,8 @@
  * that computing any of them computes all. */
 int tsr_linalg_group(tsr_node *const *outs, int n);
 
-/* Computes n (kind N_LINALG) and sets n->value on every rank; its inputs'
- * own reductions are computed already. Collective. */
+/* Computes n (kind N_LINALG) and sets n->value on every rank (n->held for
+ * Q and U); its inputs' own reductions are computed already. Collective. */
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n);
 
 /* Forgets the job's decomposition groups (end of a job). */

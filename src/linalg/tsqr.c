@@ -39,23 +39,6 @@ int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
   return min64(m, pl->ncols);
 }
 
-void tsr_svd_flip(int64_t m, int64_t k, int64_t n, double *u, double *vt) {
-  for (int64_t j = 0; j < k; j++) {
-    int64_t best = 0;
-    double big = -1.0;
-    for (int64_t i = 0; i < m; i++) {
-      double v = u[i * k + j] < 0 ? -u[i * k + j] : u[i * k + j];
-      if (v > big) {
-        big = v;
-        best = i;
-      }
-    }
-    if (m == 0 || !(u[best * k + j] < 0)) continue;
-    for (int64_t i = 0; i < m; i++) u[i * k + j] = -u[i * k + j];
-    for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
-  }
-}
-
 #ifndef TSR_HAVE_LAPACKE
 
 int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
@@ -66,6 +49,63 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
 }
 
 #else
+
+/* Per column of U: the entry of largest magnitude among this rank's blocks
+ * (the first in row order on ties), as (|u|, global row, sign). */
+typedef struct flip_pick {
+  double big;
+  int64_t row;
+  double sign;
+} flip_pick;
+
+static void flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, flip_pick *pick) {
+  for (int64_t j = 0; j < k; j++) pick[j] = (flip_pick){-1.0, -1, 1.0};
+  int64_t first = 0;
+  for (int64_t b = 0; b < pl->nblocks; first += pl->rows[b], b++) {
+    if (owner(pl, b) != pl->rank) continue;
+    for (int64_t i = 0; i < pl->rows[b]; i++)
+      for (int64_t j = 0; j < k; j++) {
+        double u = out[b][i * k + j], v = u < 0 ? -u : u;
+        if (v > pick[j].big) pick[j] = (flip_pick){v, first + i, u < 0 ? -1.0 : 1.0};
+      }
+  }
+}
+
+/* sklearn's svd_flip (u-based) over the distributed U: the entry of largest
+ * magnitude of each column (the first in row order on ties) made positive,
+ * flipping that column of U on every rank and that row of vt (k x n). The
+ * ranks' candidates are combined in rank order, with the same comparison as
+ * one pass over the whole column, so the choice does not depend on the
+ * number of ranks. Collective. */
+static int svd_flip(const tsr_tsqr_plan *pl, int64_t k, double **out, double *vt) {
+  int64_t n = pl->ncols;
+  flip_pick *mine = malloc(sizeof(flip_pick) * (size_t)(k + 1)), *best = NULL;
+  if (!mine) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  flip_local(pl, k, out, mine);
+  char *all = NULL;
+  size_t *counts = NULL;
+  int st = tsr_comm_allgather_bytes(mine, sizeof(flip_pick) * (size_t)k, &all, &counts);
+  if (st == TSR_OK) {
+    best = mine; /* reused: the winner per column */
+    for (int64_t j = 0; j < k; j++) best[j] = (flip_pick){-1.0, -1, 1.0};
+    size_t off = 0;
+    for (int q = 0; q < pl->size; off += counts[q], q++) {
+      const flip_pick *their = (const flip_pick *)(all + off);
+      for (int64_t j = 0; j < k; j++)
+        if (their[j].row >= 0 && (their[j].big > best[j].big ||
+                                  (their[j].big == best[j].big && their[j].row < best[j].row)))
+          best[j] = their[j];
+    }
+    for (int64_t j = 0; j < k; j++) {
+      if (best[j].sign > 0) continue;
+      for (int64_t b = pl->rank; b < pl->nblocks; b += pl->size)
+        for (int64_t i = 0; i < pl->rows[b]; i++) out[b][i * k + j] = -out[b][i * k + j];
+      for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
+    }
+  }
+  free(all), free(counts), free(mine);
+  return st;
+}
 
 int tsr_blas_threads(int n) {
 #ifdef OPENBLAS_VERSION
@@ -401,6 +441,8 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   }
   if (st == TSR_OK) st = tree_down(pl, &t, buf + 1 + nsmall, kout, out);
   if (st == TSR_OK) memcpy(small, buf + 1, sizeof(double) * (size_t)nsmall);
+  st = tsr_agree(st);
+  if (st == TSR_OK && mode == TSR_TSQR_SVD) st = svd_flip(pl, k, out, small + k);
   free(buf);
   tree_free(&t);
   tsr_blas_threads(blas_threads);

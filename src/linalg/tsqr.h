@@ -38,8 +38,10 @@ typedef enum tsr_tsqr_mode { TSR_TSQR_QR, TSR_TSQR_SVD } tsr_tsqr_mode;
  * (QR, kout = K) or of U (SVD, kout = k); NULL for blocks of other ranks.
  * small: replicated on every rank on return; QR: r (K x ncols, diagonal
  * made nonnegative, Q's columns flipped to match); SVD: s (k values,
- * descending) followed by vt (k x ncols). Signs of the SVD are not
- * normalized here (tsr_svd_flip needs the whole U). Collective. */
+ * descending) followed by vt (k x ncols), signs normalized like sklearn's
+ * svd_flip (u-based): in each column of U the entry of largest magnitude
+ * (the first in row order on ties) is positive, the row of vt flipped to
+ * match. Collective. */
 int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
              double **out, double *small);
 
@@ -49,10 +51,5 @@ int tsr_blas_threads(int n);
 
 /* min(total rows, ncols). */
 int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl);
-
-/* sklearn's svd_flip (u-based): the entry of largest magnitude of each
- * column of u (m x k, row-major; the first one on ties) made positive,
- * flipping that column of u and that row of vt (k x n). */
-void tsr_svd_flip(int64_t m, int64_t k, int64_t n, double *u, double *vt);
 
 #endif
