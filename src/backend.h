@@ -75,6 +75,17 @@ typedef struct tsr_backend_ops {
    * buffers itself (NCCL send/recv). The CPU's memory is host memory, so its
    * exchange is MPI point-to-point on the buffers themselves. */
   int (*exchange)(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs);
+  /* Dense kernels of src/linalg, on row-major matrices in host memory;
+   * threads may call them at once, and the same operands give the same bits
+   * on every call. NULL: the backend has none, and linalg uses the CPU's.
+   * qr: a (m x n) = q (m x K) r (K x n, upper triangular, zeros below), with
+   * K = min(m, n). svd: a (m x n) = u (m x P) diag(s) vt (P x n), P =
+   * min(m, n), s descending. gemm: c (m x n) = a (m x k) b (k x n) + beta c,
+   * with leading dimensions lda, ldb, ldc. */
+  int (*qr)(int64_t m, int64_t n, const double *a, double *q, double *r);
+  int (*svd)(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
+  int (*gemm)(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+              int64_t ldb, double beta, double *c, int64_t ldc);
 } tsr_backend_ops;
 
 extern const tsr_backend_ops tsr_cpu_backend;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../backend.h"
+#include "cpu.h"
 #include "../error.h"
 #include "../ew_scalar.h"
 #include "../rng.h"
@@ -351,6 +352,6 @@ static int cpu_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg 
 }
 
 const tsr_backend_ops tsr_cpu_backend = {
-    "cpu",          cpu_available, cpu_setup, cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
-    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe, cpu_peak_memory,
-    cpu_exchange};
+    "cpu",          cpu_available, cpu_setup,   cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
+    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe,      cpu_peak_memory,
+    cpu_exchange,   tsr_cpu_qr,    tsr_cpu_svd, tsr_cpu_gemm};

@@ -30,6 +30,7 @@ extern "C" {
 #include "../ew_scalar.h"
 #include "../stats_merge.h"
 #include "../trace.h"
+#include "gpu_linalg.h"
 #include "gpu_nccl.h"
 }
 
@@ -818,6 +819,7 @@ static int gpu_setup(const tsr_backend_config *cfg) {
 
 static void gpu_teardown(void) {
   tsr_gpu_nccl_stop();
+  tsr_gpu_linalg_release();
   for (int i = 0; i < SCRATCH_SETS; i++)
     if (scratch_cache[i].dout) scratch_destroy(&scratch_cache[i]);
   for (int i = 0; i < POOL_SLOTS; i++)
@@ -844,6 +846,23 @@ static void gpu_describe(char *buf, size_t n) {
            (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10, nccl);
 }
 
+/* The dense kernels of linalg on this rank's device (gpu_linalg.cu). */
+static int gpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
+  bind_device();
+  return tsr_gpu_qr(m, n, a, q, r);
+}
+static int gpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
+  bind_device();
+  return tsr_gpu_svd(m, n, a, s, u, vt);
+}
+static int gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                    int64_t ldb, double beta, double *c, int64_t ldc) {
+  bind_device();
+  return tsr_gpu_gemm(m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
 extern "C" const tsr_backend_ops tsr_gpu_backend = {
     "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
-    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe, gpu_peak_memory};
+    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe,      gpu_peak_memory,
+    NULL /* exchange: rechunk pieces through host memory (stage.c) */,
+    gpu_qr,         gpu_svd,       gpu_gemm};

@@ -53,4 +53,4 @@ static void gpu_describe(char *buf, size_t n) {
 const tsr_backend_ops tsr_gpu_backend = {
     "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
     gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe, gpu_peak_memory,
-    NULL /* exchange: through host memory */};
+    NULL /* exchange: through host memory */, NULL, NULL, NULL /* dense kernels: the CPU's */};

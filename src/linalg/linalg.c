@@ -11,8 +11,9 @@
  * (replicated), each rank forms the output chunks it owns with one GEMM per
  * block product, summed over the blocks of the inner dimension in their
  * order (so the sums do not depend on the number of ranks), and the chunks
- * are gathered. Every local kernel runs on host memory: with the CUDA
- * backend, chunks are downloaded first (cuSOLVER/cuBLAS are a later step).
+ * are gathered. The local kernels are the dense ops of a backend
+ * (tsr_linalg_kernels) on host memory: with the CUDA backend, chunks are
+ * downloaded first.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,10 +27,8 @@
 #include "linalg/tsqr.h"
 #include "mpi/comm.h"
 #include "stage.h"
+#include "backend.h"
 
-#ifdef TSR_HAVE_LAPACKE
-#include <cblas.h>
-#endif
 
 typedef struct group {
   tsr_node *outs[3];
@@ -179,7 +178,7 @@ static int compute_group(tsr_exec *ex, group *gr) {
   const tsr_grid *g = &x->grid;
   int svd = first->op == LA_SVD_U;
   int64_t nb = g->nchunks[0], n = g->shape[1];
-  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size};
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_linalg_kernels(ex)};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
   int64_t kout = svd ? k : K, nsmall = svd ? k + k * n : K * n;
   double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
@@ -221,7 +220,6 @@ static int compute_transpose(tsr_exec *ex, tsr_node *n) {
   return TSR_OK;
 }
 
-#ifdef TSR_HAVE_LAPACKE
 /* x as (M x K) and y as (K x N): rows of x's chunks, columns of y's chunks,
  * the inner dimension split as x's last axis is chunked. */
 static int compute_matmul(tsr_exec *ex, tsr_node *n) {
@@ -248,27 +246,28 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
     if (!(mine[nmine++] = calloc((size_t)(mr * nc + 1), sizeof(double))))
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a matmul block");
   }
-  /* Output blocks in parallel, one BLAS thread each (same bits whatever the
+  /* Output blocks in parallel (the kernels give the same bits whatever the
    * thread and rank counts). */
-  int blas_threads = tsr_blas_threads(1);
+  const tsr_backend_ops *kb_ops = tsr_linalg_kernels(ex);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < nmine; i++) {
-    if (st != TSR_OK) continue;
+    int s;
+#pragma omp atomic read
+    s = st;
     int64_t id = ids[i], bi = id / nnc, bj = id % nnc, mr = msz[bi], nc = nsz[bj];
-    double *c = mine[i];
-    for (int64_t kb = 0; kb < gx->nchunks[xa]; kb++) { /* fixed order over the inner blocks */
+    for (int64_t kb = 0; kb < gx->nchunks[xa] && s == TSR_OK; kb++) { /* fixed order over the inner blocks */
       int64_t k0 = gx->starts[xa][kb], kk = gx->sizes[xa][kb];
       if (mr && nc && kk)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)mr, (int)nc, (int)kk, 1.0,
-                    x->value + mst[bi] * K + k0, (int)K, y->value + k0 * N + nst[bj], (int)N, 1.0, c,
-                    (int)nc);
+        s = kb_ops->gemm(mr, nc, kk, x->value + mst[bi] * K + k0, K, y->value + k0 * N + nst[bj], N, 1.0,
+                         mine[i], nc);
+    }
+    if (s != TSR_OK) {
+#pragma omp critical(tsr_matmul_status)
+      st = s;
     }
   }
-  tsr_blas_threads(blas_threads);
   ex->compute_s += tsr_comm_time() - t0;
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK && st == TSR_OK) st = TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) st = TSR_ERROR(worst, "another rank failed");
+  st = tsr_agree(st);
   /* Gather blocks as (id, values) and place them. */
   size_t bytes = 0, off = 0;
   for (int64_t i = 0; i < nmine; i++)
@@ -301,19 +300,22 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   free(mine), free(firsts), free(ids), free(send), free(all), free(counts);
   return st;
 }
-#endif
 
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
   if (n->value || n->held) return TSR_OK;
   if (n->op == LA_TRANSPOSE) return compute_transpose(ex, n);
-#ifndef TSR_HAVE_LAPACKE
-  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: matmul, qr and "
-                                    "svd are not available");
-#else
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
   for (group *g = groups; g; g = g->next)
     for (int i = 0; i < g->n; i++)
       if (g->outs[i] == n) return compute_group(ex, g);
   return TSR_ERROR(TSR_ERR_INTERNAL, "linear-algebra node %d has no decomposition", n->id);
-#endif
+}
+
+const tsr_backend_ops *tsr_linalg_kernels(const tsr_exec *ex) {
+  const tsr_backend_ops *be = ex->be;
+  if (!be->qr || !be->svd || !be->gemm) return &tsr_cpu_backend;
+  /* The CUDA kernels (cuSOLVER/cuBLAS) have not yet run on a GPU: off unless asked for. */
+  if (be == &tsr_gpu_backend && !(getenv("TESSERA_GPU_LINALG") && atoi(getenv("TESSERA_GPU_LINALG"))))
+    return &tsr_cpu_backend;
+  return be;
 }

@@ -9,6 +9,7 @@
 #define TSR_LINALG_H
 
 #include "array.h"
+#include "backend.h"
 #include "exec.h"
 
 /* Registers the outputs of one decomposition (qr: q, r; svd: u, s, vt) so
@@ -18,6 +19,10 @@ int tsr_linalg_group(tsr_node *const *outs, int n);
 /* Computes n (kind N_LINALG) and sets n->value on every rank (n->held for
  * Q and U); its inputs' own reductions are computed already. Collective. */
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n);
+
+/* The backend whose dense kernels (qr, svd, gemm) linear algebra runs on:
+ * the executor's when it has them, else the CPU's. */
+const tsr_backend_ops *tsr_linalg_kernels(const tsr_exec *ex);
 
 /* Forgets the job's decomposition groups (end of a job). */
 void tsr_linalg_job_end(void);

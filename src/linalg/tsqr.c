@@ -21,10 +21,6 @@
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
 
-#ifdef TSR_HAVE_LAPACKE
-#include <cblas.h>
-#include <lapacke.h>
-#endif
 
 #define TAG_UP 7300
 #define TAG_DOWN 7400
@@ -38,17 +34,6 @@ int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
   for (int64_t b = 0; b < pl->nblocks; b++) m += pl->rows[b];
   return min64(m, pl->ncols);
 }
-
-#ifndef TSR_HAVE_LAPACKE
-
-int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
-             double **out, double *small) {
-  (void)pl, (void)mode, (void)k, (void)blocks, (void)out, (void)small;
-  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: qr and svd "
-                                    "are not available (install liblapacke-dev, reconfigure)");
-}
-
-#else
 
 /* Per column of U: the entry of largest magnitude among this rank's blocks
  * (the first in row order on ties), as (|u|, global row, sign). */
@@ -107,58 +92,25 @@ static int svd_flip(const tsr_tsqr_plan *pl, int64_t k, double **out, double *vt
   return st;
 }
 
-int tsr_blas_threads(int n) {
-#ifdef OPENBLAS_VERSION
-  int old = openblas_get_num_threads();
-  openblas_set_num_threads(n);
-  return old;
-#else
-  (void)n;
-  return 1;
-#endif
-}
-
 /* C (m x n) = A (m x k) B (k x n), all row-major and compact. */
-static void gemm(int64_t m, int64_t n, int64_t k, const double *a, const double *b, double *c) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    memset(c, 0, sizeof(double) * (size_t)(m * n));
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)k, b,
-              (int)n, 0.0, c, (int)n);
+static int gemm(const tsr_tsqr_plan *pl, int64_t m, int64_t n, int64_t k, const double *a,
+                const double *b, double *c) {
+  return pl->be->gemm(m, n, k, a, k, b, n, 0.0, c, n);
 }
 
 /* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n). */
-static int qr_local(int64_t m, int64_t n, const double *a, double **q, double **r) {
+static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double *a, double **q,
+                    double **r) {
   int64_t kk = min64(m, n);
-  double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
-  double *tau = malloc(sizeof(double) * (size_t)(kk + 1));
   *q = malloc(sizeof(double) * (size_t)(m * kk + 1));
-  *r = calloc((size_t)(kk * n + 1), sizeof(double));
-  if (!w || !tau || !*q || !*r) {
-    free(w), free(tau), free(*q), free(*r);
-    *q = *r = NULL;
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
-  }
-  memcpy(w, a, sizeof(double) * (size_t)(m * n));
-  lapack_int info = LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n, w, (lapack_int)n, tau);
-  if (info == 0) {
-    for (int64_t i = 0; i < kk; i++)
-      for (int64_t j = i; j < n; j++) (*r)[i * n + j] = w[i * n + j];
-    info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)kk, (lapack_int)kk, w,
-                          (lapack_int)n, tau);
-  }
-  if (info == 0)
-    for (int64_t i = 0; i < m; i++) memcpy(*q + i * kk, w + i * n, sizeof(double) * (size_t)kk);
-  free(w);
-  free(tau);
-  if (info != 0) {
+  *r = malloc(sizeof(double) * (size_t)(kk * n + 1));
+  int st = *q && *r ? pl->be->qr(m, n, a, *q, *r)
+                    : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
+  if (st != TSR_OK) {
     free(*q), free(*r);
     *q = *r = NULL;
-    return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK QR failed (info %d)", (int)info);
   }
-  return TSR_OK;
+  return st;
 }
 
 /* One piece of data moving between tree nodes (maybe on the same rank). */
@@ -251,7 +203,7 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
   /* The leaves of this rank in parallel, each with one BLAS thread. */
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = me; b < nb; b += pl->size) {
-    int s = qr_local(pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]);
+    int s = qr_local(pl, pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]);
     if (s != TSR_OK) {
 #pragma omp critical(tsqr_status)
       st = s;
@@ -300,7 +252,7 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
         if (st == TSR_OK) {
           memcpy(stack, t->r[i], sizeof(double) * (size_t)(cur[i] * n));
           memcpy(stack + cur[i] * n, in[j], sizeof(double) * (size_t)(cur[j] * n));
-          st = qr_local(rows, n, stack, &t->qn[L][i], &r2);
+          st = qr_local(pl, rows, n, stack, &t->qn[L][i], &r2);
         }
         free(stack);
         free(t->r[i]);
@@ -341,7 +293,11 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
           st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
           break;
         }
-        gemm(rl + rr, kout, rn, t->qn[L][i], M[i], p);
+        st = gemm(pl, rl + rr, kout, rn, t->qn[L][i], M[i], p);
+        if (st != TSR_OK) {
+          free(p), free(top);
+          break;
+        }
         memcpy(top, p, sizeof(double) * (size_t)(rl * kout));
         memcpy(send[j], p + rl * kout, sizeof(double) * (size_t)(rr * kout));
         free(p);
@@ -363,8 +319,16 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
     if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t b = me; b < nb; b += pl->size)
-    if (st == TSR_OK) gemm(pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]);
+  for (int64_t b = me; b < nb; b += pl->size) {
+    int s;
+#pragma omp atomic read
+    s = st;
+    if (s == TSR_OK) s = gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]);
+    if (s != TSR_OK) {
+#pragma omp critical(tsqr_status)
+      st = s;
+    }
+  }
   for (int64_t b = 0; M && b < nb; b++) free(M[b]);
   free(M), free(send), free(x);
   return st;
@@ -372,7 +336,8 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
 
 /* On rank 0: the final R (K x n) turned into what every rank needs:
  * buf = [status, small..., m0 (K x kout)]. */
-static int root_factor(tree *t, tsr_tsqr_mode mode, int64_t K, int64_t k, double *buf) {
+static int root_factor(const tsr_tsqr_plan *pl, tree *t, tsr_tsqr_mode mode, int64_t K, int64_t k,
+                       double *buf) {
   int64_t n = t->n;
   const double *R = t->r[0];
   double *small = buf + 1;
@@ -386,23 +351,17 @@ static int root_factor(tree *t, tsr_tsqr_mode mode, int64_t K, int64_t k, double
     }
     return TSR_OK;
   }
-  double *a = malloc(sizeof(double) * (size_t)(K * n + 1)), *s = malloc(sizeof(double) * (size_t)(K + 1));
-  double *u = malloc(sizeof(double) * (size_t)(K * K + 1)), *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
-  int st = TSR_OK;
-  if (!a || !s || !u || !vt) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
-  if (st == TSR_OK) {
-    memcpy(a, R, sizeof(double) * (size_t)(K * n));
-    lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (lapack_int)K, (lapack_int)n, a,
-                                     (lapack_int)n, s, u, (lapack_int)K, vt, (lapack_int)n);
-    if (info != 0) st = TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dgesdd failed (info %d)", (int)info);
-  }
+  double *s = malloc(sizeof(double) * (size_t)(K + 1)), *u = malloc(sizeof(double) * (size_t)(K * K + 1));
+  double *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
+  int st = s && u && vt ? pl->be->svd(K, n, R, s, u, vt)
+                        : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
   if (st == TSR_OK) {
     double *m0 = small + k + k * n;
     memcpy(small, s, sizeof(double) * (size_t)k);
     memcpy(small + k, vt, sizeof(double) * (size_t)(k * n));
     for (int64_t i = 0; i < K; i++) memcpy(m0 + i * k, u + i * K, sizeof(double) * (size_t)k);
   }
-  free(a), free(s), free(u), free(vt);
+  free(s), free(u), free(vt);
   return st;
 }
 
@@ -416,10 +375,6 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
     out[b] = NULL;
     if (pl->rows[b] <= 0) return TSR_ERROR(TSR_ERR_VALUE, "empty row block %lld", (long long)b);
   }
-  /* One BLAS thread per kernel: OpenBLAS's results can depend on its thread
-   * count, and ranks x threads varies with the launch; the parallelism is
-   * over blocks (ranks, and OpenMP threads over a rank's blocks). */
-  int blas_threads = tsr_blas_threads(1);
   tree t;
   memset(&t, 0, sizeof t);
   t.nb = pl->nblocks;
@@ -431,7 +386,7 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   double *buf = calloc(len, sizeof(double));
   if (!buf) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   if (buf && pl->rank == owner(pl, 0)) {
-    if (st == TSR_OK) st = root_factor(&t, mode, K, k, buf);
+    if (st == TSR_OK) st = root_factor(pl, &t, mode, K, k, buf);
     buf[0] = (double)st;
   }
   if (buf) {
@@ -445,7 +400,6 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   if (st == TSR_OK && mode == TSR_TSQR_SVD) st = svd_flip(pl, k, out, small + k);
   free(buf);
   tree_free(&t);
-  tsr_blas_threads(blas_threads);
   if (st != TSR_OK)
     for (int64_t b = 0; b < pl->nblocks; b++) {
       free(out[b]);
@@ -453,5 +407,3 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
     }
   return st;
 }
-
-#endif

@@ -13,19 +13,22 @@
  * same operands whatever the number of ranks: results are bitwise identical
  * across rank counts.
  *
- * The local kernels are LAPACKE/CBLAS calls on host memory; with the CUDA
- * backend the executor hands this code host copies of the blocks.
+ * The local kernels (QR, SVD, GEMM) are the dense ops of a backend
+ * (backend.h) on host memory: LAPACKE/CBLAS on the CPU.
  */
 #ifndef TSR_TSQR_H
 #define TSR_TSQR_H
 
 #include <stdint.h>
 
+#include "backend.h"
+
 typedef struct tsr_tsqr_plan {
   int64_t nblocks;
   int64_t ncols;
   const int64_t *rows; /* rows of each block, nblocks entries, all > 0 */
   int rank, size;      /* this rank and the number of ranks */
+  const tsr_backend_ops *be; /* whose qr, svd and gemm run the local kernels */
 } tsr_tsqr_plan;
 
 /* What tsr_tsqr computes: the thin QR (q, r) or the thin SVD (u, s, vt)
@@ -44,10 +47,6 @@ typedef enum tsr_tsqr_mode { TSR_TSQR_QR, TSR_TSQR_SVD } tsr_tsqr_mode;
  * match. Collective. */
 int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
              double **out, double *small);
-
-/* Sets the BLAS library's thread count (OpenBLAS; otherwise nothing) and
- * returns the previous one. */
-int tsr_blas_threads(int n);
 
 /* min(total rows, ncols). */
 int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl);

@@ -1,0 +1,112 @@
+/*
+ * cpu_linalg.c - the CPU backend's dense kernels for src/linalg (backend.h):
+ * thin QR (dgeqrf + dorgqr), SVD (dgesdd) and GEMM (dgemm) through
+ * LAPACKE/CBLAS on row-major host matrices.
+ *
+ * Every call runs with one BLAS thread: OpenBLAS's results can depend on its
+ * thread count, and ranks x threads varies with the launch, so the
+ * parallelism is over blocks (linalg calls these from OpenMP threads), and
+ * results are bitwise identical on any number of ranks and threads.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "cpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../error.h"
+
+#ifdef TSR_HAVE_LAPACKE
+#include <cblas.h>
+#include <lapacke.h>
+
+static pthread_once_t one_thread_once = PTHREAD_ONCE_INIT;
+static void one_thread_set(void) {
+#ifdef OPENBLAS_VERSION
+  openblas_set_num_threads(1);
+#endif
+}
+static void one_blas_thread(void) { pthread_once(&one_thread_once, one_thread_set); }
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
+  one_blas_thread();
+  int64_t kk = min64(m, n);
+  double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
+  double *tau = malloc(sizeof(double) * (size_t)(kk + 1));
+  if (!w || !tau) {
+    free(w), free(tau);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
+  }
+  memcpy(w, a, sizeof(double) * (size_t)(m * n));
+  lapack_int info = LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n, w, (lapack_int)n, tau);
+  if (info == 0) {
+    memset(r, 0, sizeof(double) * (size_t)(kk * n));
+    for (int64_t i = 0; i < kk; i++)
+      for (int64_t j = i; j < n; j++) r[i * n + j] = w[i * n + j];
+    info = LAPACKE_dorgqr(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)kk, (lapack_int)kk, w,
+                          (lapack_int)n, tau);
+  }
+  if (info == 0)
+    for (int64_t i = 0; i < m; i++) memcpy(q + i * kk, w + i * n, sizeof(double) * (size_t)kk);
+  free(w);
+  free(tau);
+  if (info != 0) return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK QR failed (info %d)", (int)info);
+  return TSR_OK;
+}
+
+int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
+  one_blas_thread();
+  int64_t p = min64(m, n);
+  double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
+  if (!w) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld SVD", (long long)m, (long long)n);
+  memcpy(w, a, sizeof(double) * (size_t)(m * n));
+  lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (lapack_int)m, (lapack_int)n, w, (lapack_int)n,
+                                   s, u, (lapack_int)p, vt, (lapack_int)n);
+  free(w);
+  if (info != 0) return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dgesdd failed (info %d)", (int)info);
+  return TSR_OK;
+}
+
+int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                 int64_t ldb, double beta, double *c, int64_t ldc) {
+  one_blas_thread();
+  if (m == 0 || n == 0) return TSR_OK;
+  if (k == 0) { /* BLAS leaves c alone when k is 0; c = beta c */
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0.0 ? 0.0 : beta * c[i * ldc + j];
+    return TSR_OK;
+  }
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b,
+              (int)ldb, beta, c, (int)ldc);
+  return TSR_OK;
+}
+
+#else
+
+static int no_lapack(void) {
+  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: matmul, qr and svd "
+                                    "are not available (install liblapacke-dev, reconfigure)");
+}
+
+int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
+  (void)m, (void)n, (void)a, (void)q, (void)r;
+  return no_lapack();
+}
+
+int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
+  (void)m, (void)n, (void)a, (void)s, (void)u, (void)vt;
+  return no_lapack();
+}
+
+int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
+                 int64_t ldb, double beta, double *c, int64_t ldc) {
+  (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+  return no_lapack();
+}
+
+#endif
