@@ -666,7 +666,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return compute_reduce(ex, n);
-  if (n->kind == N_LINALG) return tsr_agree(tsr_linalg_compute(ex, n));
+  if (n->kind == N_LINALG && !tsr_linalg_is_view(n)) return tsr_agree(tsr_linalg_compute(ex, n));
   return TSR_OK;
 }
 

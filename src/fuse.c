@@ -141,6 +141,20 @@ static int compile_input(tsr_prog *p, const tsr_node *in, const axis_map *im, in
   return compile_node(p, in, im, depth + 1, one_op, reg);
 }
 
+/* A view of input `in` (slice, transpose) through map im: nothing of its
+ * own to compute, except with --no-fuse, where the view is the operation
+ * (a copy of the input's chunks it reads). */
+static int compile_view(tsr_prog *p, const tsr_node *in, const axis_map *im, int depth, int one_op,
+                        int *reg) {
+  if (one_op && depth == 0) {
+    int x;
+    TSR_CHECK(compile_input(p, in, im, depth, one_op, &x));
+    TSR_CHECK(new_reg(p, 0, 0.0, reg));
+    return emit(p, (tsr_instr){I_UNARY, EW_COPY, 0, *reg, x, -1});
+  }
+  return compile_input(p, in, im, depth, one_op, reg);
+}
+
 static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth,
                         int one_op, int *reg) {
   if (n->value != NULL && tsr_node_size(n) == 1 && depth > 0)
@@ -183,21 +197,22 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   case N_SELECT: {
     axis_map mi;
     select_map(n, m, &mi);
-    if (one_op && depth == 0) {
-      int x;
-      TSR_CHECK(compile_input(p, n->in[0], &mi, depth, one_op, &x));
-      TSR_CHECK(new_reg(p, 0, 0.0, reg));
-      return emit(p, (tsr_instr){I_UNARY, EW_COPY, 0, *reg, x, -1});
-    }
-    return compile_input(p, n->in[0], &mi, depth, one_op, reg);
+    return compile_view(p, n->in[0], &mi, depth, one_op, reg);
   }
   case N_LOAD: /* read per box by the executor (stage.c) */
     return add_leaf(p, n, m, LEAF_LOAD, reg);
   case N_RECHUNK: /* pieces from the source chunks' owners (stage.c) */
     if (n->in[0]->value != NULL) return compile_node(p, n->in[0], m, depth, one_op, reg);
     return add_leaf(p, n, m, LEAF_XFER, reg);
-  case N_REDUCE:
-  case N_LINALG: /* computed whole first (exec.c, linalg/linalg.c) */
+  case N_LINALG:
+    if (n->op == LA_TRANSPOSE) { /* a view: the two axes of the map swap (2-d only) */
+      axis_map mt = *m;
+      mt.out_axis[0] = m->out_axis[1], mt.off[0] = m->off[1], mt.step[0] = m->step[1];
+      mt.out_axis[1] = m->out_axis[0], mt.off[1] = m->off[0], mt.step[1] = m->step[0];
+      return compile_view(p, n->in[0], &mt, depth, one_op, reg);
+    }
+    break; /* the others are computed whole first (exec.c, linalg/linalg.c) */
+  case N_REDUCE: /* computed first (exec.c) */
     break;
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "reduction %d reached the fuser before it was computed",

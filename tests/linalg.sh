@@ -32,6 +32,7 @@ save("out.h5", "u", u)
 us = sum(u[::7, 1:5] * 2)
 un = sum(rechunk(u, (500, 20)) ** 2, axis=0)
 ar = u @ (s[:, None] * vt)
+ut = (u.T * 2)[:, ::50]
 g = normal(0, 1, (1500, 25), chunks=(400, 25))
 ug, sg, vtg = svd(g)
 u3, s3, vt3 = svd(g, k=3)
@@ -41,6 +42,7 @@ x = normal(0, 1, (37, 23), chunks=(10, 7))
 y = uniform(-1, 1, (23, 19), chunks=((5, 5, 5, 5, 3), (8, 8, 3)))
 p = x @ y
 xt = transpose(x)
+gt = (g.T + 1)[::4, ::-3]
 w = x.dot(x.T + 1) - x.mean()
 xv = matmul(x, y[:, 0])
 vx = dot(x[0], y)

@@ -41,6 +41,7 @@ check("u printed = u saved", np.array_equal(res["u"][...], u), "the results file
 us = float(res["us"][()])
 check("sum of a slice of u", abs(us - 2 * u[::7, 1:5].sum()) <= 1e-13 * np.abs(u[::7, 1:5]).sum(), f"{us}")
 check("column norms of rechunked u", np.max(np.abs(res["un"][...] - 1)) <= 1e-12, f"{res['un'][...]}")
+check("u.T read from its owners", np.array_equal(res["ut"][...], (u.T * 2)[:, ::50]), "differs")
 ar = res["ar"][...]
 check("u @ (s vt)", np.linalg.norm(ar - a) / np.linalg.norm(a) <= 1e-12, f"{np.linalg.norm(ar - a) / np.linalg.norm(a)}")
 
@@ -57,6 +58,7 @@ check("u3", res["u3"].shape == (g.shape[0], 3) and np.max(np.abs(res["u3"][...] 
 q, r = res["q"][...], res["r"][...]
 check("qr", np.linalg.norm(q @ r - g) / np.linalg.norm(g) <= 1e-13, "q @ r != g")
 check("orthogonality(q)", orth(q) <= 1e-12, f"{orth(q)}")
+check("transpose view", np.array_equal(res["gt"][...], (g.T + 1)[::4, ::-3]), "(g.T + 1)[::4, ::-3] differs")
 check("r triangular", np.array_equal(np.triu(r), r) and np.all(np.diag(r) >= 0), "r not upper/nonneg diag")
 
 # matmul / dot / transpose on irregular chunks.

@@ -204,22 +204,6 @@ static int compute_group(tsr_exec *ex, group *gr) {
 
 /* ---- transpose / matmul ---------------------------------------------------- */
 
-static int compute_transpose(tsr_exec *ex, tsr_node *n) {
-  tsr_node *x = n->in[0];
-  TSR_CHECK(tsr_exec_compute(ex, x));
-  int64_t size = tsr_node_size(n);
-  TSR_MALLOC(n->value, sizeof(double) * (size_t)(size + 1));
-  if (x->grid.ndim < 2) {
-    memcpy(n->value, x->value, sizeof(double) * (size_t)size);
-  } else {
-    int64_t r = x->grid.shape[0], c = x->grid.shape[1];
-    for (int64_t i = 0; i < r; i++)
-      for (int64_t j = 0; j < c; j++) n->value[j * r + i] = x->value[i * c + j];
-  }
-  round_f32(n);
-  return TSR_OK;
-}
-
 /* x as (M x K) and y as (K x N): rows of x's chunks, columns of y's chunks,
  * the inner dimension split as x's last axis is chunked. */
 static int compute_matmul(tsr_exec *ex, tsr_node *n) {
@@ -301,9 +285,11 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   return st;
 }
 
+int tsr_linalg_is_view(const tsr_node *n) { return n->kind == N_LINALG && n->op == LA_TRANSPOSE; }
+
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
+  if (tsr_linalg_is_view(n)) return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
   if (n->value || n->held) return TSR_OK;
-  if (n->op == LA_TRANSPOSE) return compute_transpose(ex, n);
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
   for (group *g = groups; g; g = g->next)
     for (int i = 0; i < g->n; i++)

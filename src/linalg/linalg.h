@@ -16,6 +16,10 @@
  * that computing any of them computes all. */
 int tsr_linalg_group(tsr_node *const *outs, int n);
 
+/* Whether n is a view the fuser compiles (transpose: its map swaps axes)
+ * rather than a result computed here. */
+int tsr_linalg_is_view(const tsr_node *n);
+
 /* Computes n (kind N_LINALG) and sets n->value on every rank (n->held for
  * Q and U); its inputs' own reductions are computed already. Collective. */
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n);
