@@ -997,6 +997,56 @@ int tsr_stage_eval(tsr_exec *ex, const tsr_prog *p, const tsr_grid *g, const int
   return phase_end(&ph, st);
 }
 
+int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                    double **out) {
+  const tsr_backend_ops *be = ex->be;
+  int nd = node->grid.ndim, st = TSR_OK;
+  int64_t nmine = 0, k = 0;
+  for (int64_t t = 0; t < n; t++) nmine += boxes[t].rank == ex->rank;
+  double **dev = calloc((size_t)nmine + 1, sizeof(double *));
+  task *tasks = calloc((size_t)n + 1, sizeof(task));
+  if (!dev || !tasks) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging boxes");
+  for (int64_t t = 0; t < n && st == TSR_OK; t++) {
+    tasks[t].rank = boxes[t].rank;
+    for (int a = 0; a < nd; a++) {
+      tasks[t].box.first[a] = boxes[t].start[a];
+      tasks[t].box.step[a] = 1;
+      tasks[t].box.count[a] = boxes[t].extent[a];
+    }
+    if (boxes[t].rank != ex->rank) continue;
+    size_t cnt = (size_t)elems_of(nd, boxes[t].extent);
+    out[k] = malloc(sizeof(double) * (cnt + 1));
+    if (!out[k]) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a box of %zu values", cnt);
+    else if (ex->no_fuse) st = tsr_exec_materialize(ex, node, boxes[t].start, boxes[t].extent, &dev[k]);
+    else st = be->alloc(sizeof(double) * (cnt + 1), &dev[k]);
+    k++;
+  }
+  if (!ex->no_fuse) { /* every rank stages, even after a failure of its own */
+    phase ph;
+    tsr_prog p;
+    phase_begin(&ph, ex);
+    int cs = tsr_prog_compile(node, 0, &p);
+    st = tsr_agree(st == TSR_OK ? cs : st);
+    if (st == TSR_OK) st = eval_round(&ph, &p, tasks, n, 0, dev);
+    if (cs == TSR_OK) tsr_prog_free(&p);
+    st = phase_end(&ph, st);
+  }
+  for (int64_t t = 0, j = 0; t < n && j < k; t++) {
+    if (boxes[t].rank != ex->rank) continue;
+    if (st == TSR_OK) st = be->download(dev[j], out[j], (size_t)elems_of(nd, boxes[t].extent));
+    if (dev[j]) be->release(dev[j]);
+    j++;
+  }
+  if (st != TSR_OK)
+    for (int64_t j = 0; j < k; j++) {
+      free(out[j]);
+      out[j] = NULL;
+    }
+  free(dev);
+  free(tasks);
+  return st;
+}
+
 typedef struct waves_ctx {
   eval_ctx e;
   int64_t W;

@@ -57,6 +57,20 @@ typedef int (*tsr_wave_fn)(void *ctx, int64_t n, const int64_t *ids, double *con
  * same on every rank. Collective. */
 int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *ctx);
 
+/* A box of a node's space, evaluated on one rank. */
+typedef struct tsr_stage_box {
+  int rank;
+  int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+} tsr_stage_box;
+
+/* Evaluates node over every box of the list (the same list on every rank),
+ * each on its rank: out[k] receives a malloc'ed row-major host copy of this
+ * rank's k-th box (in list order; the caller frees them). Fused, through the
+ * node's program and its staged leaves (collective); with --no-fuse each
+ * rank materializes its own boxes. */
+int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                    double **out);
+
 /* --no-fuse: reads the LOAD leaves of a one-operation program p for the box
  * start/extent in place (independent reads, serialized across threads).
  * bufs receives what to free with tsr_stage_local_free. Not collective. */

@@ -261,6 +261,9 @@ START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
   tsr_grid_free(&g);
   ck_assert_int_eq(tsr_exec_compute(&ex, p), TSR_OK);
   ck_assert_int_eq(tsr_exec_compute(&ex, t), TSR_OK);
+  ck_assert_ptr_null(x->value); /* the product read its operands' blocks, not whole copies */
+  ck_assert_int_eq(tsr_exec_compute(&ex, x), TSR_OK);
+  ck_assert_int_eq(tsr_exec_compute(&ex, y), TSR_OK);
   for (int i = 0; i < 37; i++)
     for (int j = 0; j < 19; j++) {
       long double s = 0;

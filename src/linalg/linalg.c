@@ -7,13 +7,12 @@
  * of Q or U and keeps them as the node's held chunks (array.h), which save
  * writes and other programs read through staged leaves (stage.h); only
  * --no-fuse, whose chunks read replicated values, gathers them. The small
- * factors (r, s, vt) are replicated. transpose/matmul: the operands are computed
- * (replicated), each rank forms the output chunks it owns with one GEMM per
- * block product, summed over the blocks of the inner dimension in their
- * order (so the sums do not depend on the number of ranks), and the chunks
- * are gathered. The local kernels are the dense ops of a backend
- * (tsr_linalg_kernels) on host memory: with the CUDA backend, chunks are
- * downloaded first.
+ * factors (r, s, vt) are replicated. matmul: block products spread over the
+ * ranks from boxes of the operands, summed in inner-block order on the
+ * owner of each output chunk, which holds it (see compute_matmul); a
+ * transpose is a view the fuser compiles. The local kernels are the dense
+ * ops of a backend (tsr_linalg_kernels) on host memory: with the CUDA
+ * backend, chunks are downloaded first.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -73,37 +72,79 @@ static int set_value(tsr_node *n, const double *v, int64_t size) {
   return TSR_OK;
 }
 
-/* Every rank's row pieces (id, first row, rows x cols values) gathered into
- * full (nrows x cols, row-major), replicated. */
-static int gather_rows(int64_t n, const int64_t *ids, const int64_t *first, const int64_t *rows,
-                       int64_t cols, double *const *data, double *full) {
-  size_t bytes = 0, off = 0;
-  for (int64_t i = 0; i < n; i++) bytes += 2 * sizeof(int64_t) + sizeof(double) * (size_t)(rows[i] * cols);
-  char *send = malloc(bytes + 1), *all = NULL;
-  size_t *counts = NULL;
-  if (!send) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
-  for (int64_t i = 0; i < n; i++) {
-    memcpy(send + off, &first[i], sizeof(int64_t));
-    memcpy(send + off + sizeof(int64_t), &rows[i], sizeof(int64_t));
-    memcpy(send + off + 2 * sizeof(int64_t), data[i], sizeof(double) * (size_t)(rows[i] * cols));
-    off += 2 * sizeof(int64_t) + sizeof(double) * (size_t)(rows[i] * cols);
+/* chunks (indexed by chunk id of o's grid; this rank's own, NULL for the
+ * others) become o's held chunks (the array is taken over). */
+static int hold_chunks(tsr_node *o, double **chunks) {
+  o->held = chunks;
+  if (o->dtype != TSR_F32) return TSR_OK;
+  const tsr_grid *g = &o->grid;
+  for (int64_t c = 0; c < tsr_grid_count(g); c++) {
+    if (!chunks[c]) continue;
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = 1;
+    tsr_grid_unravel(g, c, idx);
+    tsr_grid_chunk_box(g, idx, start, extent);
+    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
+    for (int64_t i = 0; i < cnt; i++) chunks[c][i] = (double)(float)chunks[c][i];
   }
-  (void)ids;
-  int st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
+  return TSR_OK;
+}
+
+/* o's held chunks gathered into o->value on every rank (--no-fuse reads
+ * only replicated values); the held chunks are released. Collective. */
+static int gather_held(tsr_exec *ex, tsr_node *o) {
+  const tsr_grid *g = &o->grid;
+  int64_t total = tsr_grid_count(g), idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  size_t bytes = 0, off = 0;
+  for (int64_t c = ex->rank; c < total; c += ex->size) {
+    tsr_grid_unravel(g, c, idx);
+    tsr_grid_chunk_box(g, idx, start, extent);
+    int64_t cnt = 1;
+    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
+    bytes += sizeof(int64_t) + sizeof(double) * (size_t)cnt;
+  }
+  char *send = malloc(bytes + 1), *all = NULL;
+  size_t *counts = NULL, got = 0;
+  int st = send ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size) {
+    tsr_grid_unravel(g, c, idx);
+    tsr_grid_chunk_box(g, idx, start, extent);
+    int64_t cnt = 1;
+    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
+    memcpy(send + off, &c, sizeof c);
+    memcpy(send + off + sizeof c, o->held[c], sizeof(double) * (size_t)cnt);
+    off += sizeof c + sizeof(double) * (size_t)cnt;
+  }
+  if (st == TSR_OK) st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
   free(send);
-  TSR_CHECK(st);
-  size_t total = 0;
-  for (int q = 0; q < tsr_comm_size(); q++) total += counts[q];
-  for (off = 0; off < total;) {
-    int64_t f, r;
-    memcpy(&f, all + off, sizeof f);
-    memcpy(&r, all + off + sizeof f, sizeof r);
-    memcpy(full + f * cols, all + off + 2 * sizeof f, sizeof(double) * (size_t)(r * cols));
-    off += 2 * sizeof f + sizeof(double) * (size_t)(r * cols);
+  if (st == TSR_OK && !(o->value = malloc(sizeof(double) * (size_t)(tsr_node_size(o) + 1))))
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  for (int q = 0; st == TSR_OK && q < ex->size; q++) got += counts[q];
+  for (off = 0; st == TSR_OK && off < got;) { /* place each chunk's rows */
+    int64_t c, cnt = 1, rows = 1, width = g->ndim ? 0 : 1;
+    memcpy(&c, all + off, sizeof c);
+    tsr_grid_unravel(g, c, idx);
+    tsr_grid_chunk_box(g, idx, start, extent);
+    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
+    if (g->ndim) width = extent[g->ndim - 1];
+    if (g->ndim == 2) rows = extent[0];
+    const double *src = (const double *)(all + off + sizeof c);
+    for (int64_t r = 0; r < rows; r++) {
+      int64_t at = g->ndim == 2 ? (start[0] + r) * g->shape[1] + start[1] : g->ndim == 1 ? start[0] : 0;
+      memcpy(o->value + at, src + r * width, sizeof(double) * (size_t)width);
+    }
+    off += sizeof c + sizeof(double) * (size_t)cnt;
   }
   free(all);
   free(counts);
-  return TSR_OK;
+  tsr_node_release_held(o);
+  return st;
+}
+
+/* The result chunks of o (chunks[c] on the owner of chunk c) kept where they
+ * are, or gathered with --no-fuse. Collective. */
+static int finish_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
+  TSR_CHECK(hold_chunks(o, chunks));
+  return ex->no_fuse ? gather_held(ex, o) : TSR_OK;
 }
 
 /* ---- qr / svd ------------------------------------------------------------ */
@@ -138,41 +179,6 @@ static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks) {
   return tsr_stage_waves(ex, x, keep_wave, &c);
 }
 
-/* Q or U (rows x kout per owned row block) kept on its owners as the held
- * chunks of o (its grid: the row blocks, one column of chunks). */
-static int hold_blocks(tsr_node *o, int64_t nb, double **out) {
-  TSR_CALLOC(o->held, (size_t)nb + 1, sizeof(double *));
-  for (int64_t b = 0; b < nb; b++) {
-    o->held[b] = out[b];
-    out[b] = NULL;
-    if (o->held[b] && o->dtype == TSR_F32) {
-      int64_t cnt = o->grid.sizes[0][b] * o->grid.shape[1];
-      for (int64_t i = 0; i < cnt; i++) o->held[b][i] = (double)(float)o->held[b][i];
-    }
-  }
-  return TSR_OK;
-}
-
-/* Q or U gathered on every rank (--no-fuse reads only replicated values). */
-static int gather_blocks(tsr_exec *ex, tsr_node *o, const tsr_grid *g, int64_t kout, double **out) {
-  int64_t nb = g->nchunks[0], nmine = 0;
-  int64_t *ids = calloc((size_t)nb + 1, sizeof(int64_t)), *firsts = calloc((size_t)nb + 1, sizeof(int64_t));
-  int64_t *rows = calloc((size_t)nb + 1, sizeof(int64_t));
-  double **mine = calloc((size_t)nb + 1, sizeof(double *));
-  double *full = malloc(sizeof(double) * (size_t)(g->shape[0] * kout + 1));
-  int st = ids && firsts && rows && mine && full ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  for (int64_t b = ex->rank; st == TSR_OK && b < nb; b += ex->size) {
-    ids[nmine] = b;
-    firsts[nmine] = g->starts[0][b];
-    rows[nmine] = g->sizes[0][b];
-    mine[nmine++] = out[b];
-  }
-  if (st == TSR_OK) st = gather_rows(nmine, ids, firsts, rows, kout, mine, full);
-  if (st == TSR_OK) st = set_value(o, full, tsr_node_size(o));
-  free(ids), free(firsts), free(rows), free(mine), free(full);
-  return st;
-}
-
 static int compute_group(tsr_exec *ex, group *gr) {
   tsr_node *first = gr->outs[0], *x = first->in[0];
   const tsr_grid *g = &x->grid;
@@ -180,7 +186,7 @@ static int compute_group(tsr_exec *ex, group *gr) {
   int64_t nb = g->nchunks[0], n = g->shape[1];
   tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_linalg_kernels(ex)};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
-  int64_t kout = svd ? k : K, nsmall = svd ? k + k * n : K * n;
+  int64_t nsmall = svd ? k + k * n : K * n;
   double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
   double *small = malloc(sizeof(double) * (size_t)(nsmall + 1));
   int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
@@ -191,9 +197,10 @@ static int compute_group(tsr_exec *ex, group *gr) {
   st = tsr_agree(st);
   for (int i = 0; i < gr->n && st == TSR_OK; i++) {
     tsr_node *o = gr->outs[i];
-    if (o->op == LA_QR_Q || o->op == LA_SVD_U)
-      st = ex->no_fuse ? gather_blocks(ex, o, g, kout, out) : hold_blocks(o, nb, out);
-    else
+    if (o->op == LA_QR_Q || o->op == LA_SVD_U) { /* row block b is chunk b of o's grid */
+      st = finish_chunks(ex, o, out);
+      out = NULL;
+    } else
       st = set_value(o, o->op == LA_SVD_VT ? small + k : small, tsr_node_size(o));
   }
   for (int64_t b = 0; b < nb && blocks; b++) free(blocks[b]);
@@ -204,84 +211,186 @@ static int compute_group(tsr_exec *ex, group *gr) {
 
 /* ---- transpose / matmul ---------------------------------------------------- */
 
-/* x as (M x K) and y as (K x N): rows of x's chunks, columns of y's chunks,
- * the inner dimension split as x's last axis is chunked. */
+/* ---- matmul ------------------------------------------------------------------ */
+
+/* C = x @ y as block products. x is M x K (a 1-d x: 1 x K), y is K x N (a
+ * 1-d y: K x 1); output chunk c = (bi, bj) has x's row chunk bi and y's
+ * column chunk bj, and the inner dimension is split as x's last axis is
+ * chunked. Task (c, kb) forms P = x[bi, kb] @ y[kb, bj] from boxes of the
+ * operands evaluated where the task runs (stage.h: generated there, or
+ * fetched from the owners of loaded or held data); the owner of chunk c sums
+ * its P's in kb order. So the bits of C depend on neither the number of
+ * ranks nor where a task ran. Tasks run on the owner of their output chunk
+ * when there are at least as many chunks as ranks, and round-robin over
+ * (c, kb) otherwise (x.T @ x: one output chunk, the work split over the
+ * inner blocks, the products reduced on one rank). */
+typedef struct mm {
+  tsr_node *x, *y;
+  int64_t M, N, K, nmr, nnc, nkb, ntasks;
+  int64_t mst[2], nst[2]; /* a 1-d operand's missing axis: one block of length 1 */
+  const int64_t *msz, *mstart, *nsz, *nstart, *ksz, *kstart;
+  int size;
+} mm;
+
+static int mm_rank(const mm *p, int64_t t) {
+  int64_t chunks = p->nmr * p->nnc;
+  return chunks >= p->size ? (int)((t / p->nkb) % p->size) : (int)(t % p->size);
+}
+
+/* Task t's box of x (kind 0) or y (kind 1), on the task's rank. */
+static void mm_box(const mm *p, int64_t t, int kind, tsr_stage_box *b) {
+  int64_t c = t / p->nkb, kb = t % p->nkb, bi = c / p->nnc, bj = c % p->nnc;
+  const tsr_node *o = kind ? p->y : p->x;
+  b->rank = mm_rank(p, t);
+  int64_t k0 = p->kstart[kb], kk = p->ksz[kb];
+  if (o->grid.ndim == 1) {
+    b->start[0] = k0, b->extent[0] = kk;
+  } else if (kind == 0) {
+    b->start[0] = p->mstart[bi], b->extent[0] = p->msz[bi], b->start[1] = k0, b->extent[1] = kk;
+  } else {
+    b->start[0] = k0, b->extent[0] = kk, b->start[1] = p->nstart[bj], b->extent[1] = p->nsz[bj];
+  }
+}
+
+static int64_t mm_elems(const mm *p, int64_t c) { return p->msz[c / p->nnc] * p->nsz[c % p->nnc]; }
+
+/* The partials of one wave (tasks[0..nt-1], in task order; part[] holds this
+ * rank's, in that order) sent to the owners of their chunks, and the
+ * arriving ones added to acc in task order, which is kb order for each
+ * chunk: every earlier kb of a chunk was in an earlier wave or comes
+ * earlier in this one. */
+static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, double **part,
+                     double **acc) {
+  int P = ex->size, me = ex->rank, st = TSR_OK, ns = 0, nr = 0;
+  size_t *sendn = calloc((size_t)P, sizeof(size_t)), *recvn = calloc((size_t)P, sizeof(size_t));
+  double **sbuf = calloc((size_t)P, sizeof(double *)), **rbuf = calloc((size_t)P, sizeof(double *));
+  tsr_p2p_msg *sends = calloc((size_t)P, sizeof *sends), *recvs = calloc((size_t)P, sizeof *recvs);
+  if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) { /* pack, in task order */
+    int64_t t = tasks[i], c = t / p->nkb;
+    int from = mm_rank(p, t), to = (int)(c % P);
+    size_t cnt = (size_t)mm_elems(p, c);
+    if (from == me && to != me) {
+      double *grown = realloc(sbuf[to], sizeof(double) * (sendn[to] + cnt));
+      if (!grown) {
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory sending block products");
+        break;
+      }
+      sbuf[to] = grown;
+      memcpy(sbuf[to] + sendn[to], part[k], sizeof(double) * cnt);
+      sendn[to] += cnt;
+    }
+    if (to == me && from != me) recvn[from] += cnt;
+    k += from == me;
+  }
+  for (int q = 0; q < P && st == TSR_OK; q++) {
+    if (recvn[q] && !(rbuf[q] = malloc(sizeof(double) * recvn[q]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    if (sendn[q]) sends[ns++] = (tsr_p2p_msg){q, sbuf[q], sendn[q]};
+    if (recvn[q]) recvs[nr++] = (tsr_p2p_msg){q, rbuf[q], recvn[q]};
+    recvn[q] = 0;
+  }
+  st = tsr_agree(st);
+  double t0 = tsr_comm_time(), moved = 0;
+  for (int q = 0; q < ns; q++) moved += 8.0 * (double)sends[q].n;
+  for (int q = 0; q < nr; q++) moved += 8.0 * (double)recvs[q].n;
+  if (st == TSR_OK && (ns || nr)) st = tsr_p2p_exchange(sends, ns, recvs, nr, 7500);
+  ex->comm_s += tsr_comm_time() - t0;
+  ex->comm_bytes += moved;
+  for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
+    int64_t t = tasks[i], c = t / p->nkb;
+    int from = mm_rank(p, t), to = (int)(c % P);
+    size_t cnt = (size_t)mm_elems(p, c);
+    const double *src = from == me ? part[k++] : NULL;
+    if (to != me) continue;
+    if (from != me) {
+      src = rbuf[from] + recvn[from];
+      recvn[from] += cnt;
+    }
+    if (t % p->nkb == 0) memcpy(acc[c], src, sizeof(double) * cnt);
+    else for (size_t e = 0; e < cnt; e++) acc[c][e] += src[e];
+  }
+  for (int q = 0; sbuf && rbuf && q < P; q++) free(sbuf[q]), free(rbuf[q]);
+  free(sendn), free(recvn), free(sbuf), free(rbuf), free(sends), free(recvs);
+  return st;
+}
+
 static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   tsr_node *x = n->in[0], *y = n->in[1];
-  TSR_CHECK(tsr_exec_compute(ex, x));
-  TSR_CHECK(tsr_exec_compute(ex, y));
   const tsr_grid *gx = &x->grid, *gy = &y->grid;
-  int xa = gx->ndim - 1;                /* x's inner axis */
-  int64_t K = gx->shape[xa];
-  int64_t M = gx->ndim == 2 ? gx->shape[0] : 1, N = gy->ndim == 2 ? gy->shape[1] : 1;
-  int64_t mstart[2] = {0, 1}; /* starts of the one block of a 1-d operand's missing axis */
-  int64_t nmr = gx->ndim == 2 ? gx->nchunks[0] : 1, nnc = gy->ndim == 2 ? gy->nchunks[1] : 1;
-  const int64_t *msz = gx->ndim == 2 ? gx->sizes[0] : &M, *mst = gx->ndim == 2 ? gx->starts[0] : mstart;
-  const int64_t *nsz = gy->ndim == 2 ? gy->sizes[1] : &N, *nst = gy->ndim == 2 ? gy->starts[1] : mstart;
-  /* Pieces: output blocks (bi, bj) owned cyclically; gathered as row strips. */
-  int64_t total = nmr * nnc, nmine = 0;
-  double **mine = calloc((size_t)(total + 1), sizeof(double *));
-  int64_t *firsts = calloc((size_t)(total + 1), sizeof(int64_t)), *ids = calloc((size_t)(total + 1), sizeof(int64_t));
-  int st = mine && firsts && ids ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  double t0 = tsr_comm_time();
-  for (int64_t id = ex->rank; id < total && st == TSR_OK; id += ex->size) {
-    int64_t mr = msz[id / nnc], nc = nsz[id % nnc];
-    ids[nmine] = id;
-    if (!(mine[nmine++] = calloc((size_t)(mr * nc + 1), sizeof(double))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a matmul block");
+  int xa = gx->ndim - 1; /* x's inner axis */
+  mm p = {x, y, gx->ndim == 2 ? gx->shape[0] : 1, gy->ndim == 2 ? gy->shape[1] : 1, gx->shape[xa],
+          gx->ndim == 2 ? gx->nchunks[0] : 1, gy->ndim == 2 ? gy->nchunks[1] : 1, gx->nchunks[xa], 0,
+          {0, 0}, {0, 0}, NULL, NULL, NULL, NULL, gx->sizes[xa], gx->starts[xa], ex->size};
+  p.msz = gx->ndim == 2 ? gx->sizes[0] : &p.M, p.mstart = gx->ndim == 2 ? gx->starts[0] : p.mst;
+  p.nsz = gy->ndim == 2 ? gy->sizes[1] : &p.N, p.nstart = gy->ndim == 2 ? gy->starts[1] : p.nst;
+  int64_t nchunks = p.nmr * p.nnc, W = ex->threads > 0 ? ex->threads : 1, nwaves = 0;
+  p.ntasks = nchunks * p.nkb;
+  /* Waves: each rank's tasks in order, W at a time; order[] lists the tasks
+   * wave by wave (task order within a wave), wave w at order[from[w]..]. */
+  int64_t *wave_of = malloc(sizeof(int64_t) * (size_t)(p.ntasks + 1)), *seen = calloc((size_t)ex->size, sizeof(int64_t));
+  int64_t *order = malloc(sizeof(int64_t) * (size_t)(p.ntasks + 1)), *from = NULL;
+  double **acc = calloc((size_t)nchunks + 1, sizeof(double *));
+  int st = wave_of && seen && order && acc ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
+  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) {
+    wave_of[t] = seen[mm_rank(&p, t)]++ / W;
+    if (wave_of[t] + 1 > nwaves) nwaves = wave_of[t] + 1;
   }
-  /* Output blocks in parallel (the kernels give the same bits whatever the
-   * thread and rank counts). */
-  const tsr_backend_ops *kb_ops = tsr_linalg_kernels(ex);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t i = 0; i < nmine; i++) {
-    int s;
-#pragma omp atomic read
-    s = st;
-    int64_t id = ids[i], bi = id / nnc, bj = id % nnc, mr = msz[bi], nc = nsz[bj];
-    for (int64_t kb = 0; kb < gx->nchunks[xa] && s == TSR_OK; kb++) { /* fixed order over the inner blocks */
-      int64_t k0 = gx->starts[xa][kb], kk = gx->sizes[xa][kb];
-      if (mr && nc && kk)
-        s = kb_ops->gemm(mr, nc, kk, x->value + mst[bi] * K + k0, K, y->value + k0 * N + nst[bj], N, 1.0,
-                         mine[i], nc);
-    }
-    if (s != TSR_OK) {
-#pragma omp critical(tsr_matmul_status)
-      st = s;
-    }
-  }
-  ex->compute_s += tsr_comm_time() - t0;
+  if (st == TSR_OK && !(from = calloc((size_t)nwaves + 2, sizeof(int64_t))))
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
+  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) from[wave_of[t] + 2]++;
+  for (int64_t w = 0; w < nwaves && st == TSR_OK; w++) from[w + 2] += from[w + 1];
+  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) order[from[wave_of[t] + 1]++] = t;
+  for (int64_t c = ex->rank; c < nchunks && st == TSR_OK; c += ex->size)
+    if (!(acc[c] = calloc((size_t)(mm_elems(&p, c) + 1), sizeof(double)))) /* zeros when K is 0 */
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
+  const tsr_backend_ops *kern = tsr_linalg_kernels(ex);
+  tsr_stage_box *bx = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
+  tsr_stage_box *by = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
+  double **xb = calloc((size_t)W + 1, sizeof(double *)), **yb = calloc((size_t)W + 1, sizeof(double *));
+  double **part = calloc((size_t)W + 1, sizeof(double *));
+  int64_t *my = malloc(sizeof(int64_t) * (size_t)(W + 1));
+  if (st == TSR_OK && (!bx || !by || !xb || !yb || !part || !my)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st);
-  /* Gather blocks as (id, values) and place them. */
-  size_t bytes = 0, off = 0;
-  for (int64_t i = 0; i < nmine; i++)
-    bytes += sizeof(int64_t) + sizeof(double) * (size_t)(msz[ids[i] / nnc] * nsz[ids[i] % nnc]);
-  char *send = st == TSR_OK ? malloc(bytes + 1) : NULL, *all = NULL;
-  size_t *counts = NULL;
-  if (st == TSR_OK && !send) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  for (int64_t i = 0; i < nmine && st == TSR_OK; i++) {
-    size_t len = sizeof(double) * (size_t)(msz[ids[i] / nnc] * nsz[ids[i] % nnc]);
-    memcpy(send + off, &ids[i], sizeof(int64_t));
-    memcpy(send + off + sizeof(int64_t), mine[i], len);
-    off += sizeof(int64_t) + len;
+  for (int64_t w = 0; w < nwaves && st == TSR_OK; w++) {
+    const int64_t *tasks = order + from[w];
+    int64_t nt = from[w + 1] - from[w], mine = 0;
+    for (int64_t i = 0; i < nt; i++) {
+      mm_box(&p, tasks[i], 0, &bx[i]);
+      mm_box(&p, tasks[i], 1, &by[i]);
+      if (bx[i].rank == ex->rank) my[mine++] = tasks[i];
+    }
+    double t0 = tsr_comm_time();
+    st = tsr_stage_boxes(ex, x, bx, nt, xb);
+    int sy = tsr_stage_boxes(ex, y, by, nt, yb);
+    if (st == TSR_OK) st = sy;
+    for (int64_t i = 0; i < mine && st == TSR_OK; i++)
+      if (!(part[i] = malloc(sizeof(double) * (size_t)(mm_elems(&p, my[i] / p.nkb) + 1))))
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block product");
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < mine; i++) {
+      int s;
+#pragma omp atomic read
+      s = st;
+      if (s != TSR_OK) continue;
+      int64_t c = my[i] / p.nkb, mr = p.msz[c / p.nnc], nc = p.nsz[c % p.nnc], kk = p.ksz[my[i] % p.nkb];
+      s = kern->gemm(mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc);
+      if (s != TSR_OK) {
+#pragma omp critical(tsr_matmul_status)
+        st = s;
+      }
+    }
+    ex->compute_s += tsr_comm_time() - t0;
+    st = tsr_agree(st);
+    if (st == TSR_OK) st = mm_reduce(ex, &p, tasks, nt, part, acc);
+    for (int64_t i = 0; i < W; i++) {
+      free(xb[i]), free(yb[i]), free(part[i]);
+      xb[i] = yb[i] = part[i] = NULL;
+    }
   }
-  if (st == TSR_OK) st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
-  if (st == TSR_OK && !(n->value = malloc(sizeof(double) * (size_t)(M * N + 1))))
-    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a matmul result");
-  size_t tot = 0;
-  for (int q = 0; st == TSR_OK && q < ex->size; q++) tot += counts[q];
-  for (off = 0; st == TSR_OK && off < tot;) {
-    int64_t id;
-    memcpy(&id, all + off, sizeof id);
-    int64_t bi = id / nnc, bj = id % nnc, mr = msz[bi], nc = nsz[bj];
-    const double *src = (const double *)(all + off + sizeof id);
-    for (int64_t i = 0; i < mr; i++)
-      memcpy(n->value + (mst[bi] + i) * N + nst[bj], src + i * nc, sizeof(double) * (size_t)nc);
-    off += sizeof id + sizeof(double) * (size_t)(mr * nc);
-  }
-  if (st == TSR_OK) round_f32(n);
-  for (int64_t i = 0; i < nmine; i++) free(mine[i]);
-  free(mine), free(firsts), free(ids), free(send), free(all), free(counts);
+  free(bx), free(by), free(xb), free(yb), free(part), free(my), free(wave_of), free(seen), free(order), free(from);
+  if (st == TSR_OK) return finish_chunks(ex, n, acc);
+  for (int64_t c = 0; acc && c < nchunks; c++) free(acc[c]);
+  free(acc);
   return st;
 }
 
