@@ -52,9 +52,9 @@ static void progress_init(progress *p, const tsr_exec *ex, const char *what, int
   const char *env = getenv("TESSERA_PROGRESS_INTERVAL");
   if (!p->tty) p->interval = env && atof(env) > 0 ? atof(env) : 10.0;
   p->t0 = tsr_comm_time();
-  /* On a terminal --progress shows the first chunk at once; otherwise the
-   * first line comes after 2 s, or after one interval in a batch log. */
-  p->last = p->always && p->tty ? p->t0 - p->interval : p->t0;
+  /* --progress shows the first chunk at once (in a batch log too); otherwise
+   * the first line comes after 2 s on a terminal, after one interval in a log. */
+  p->last = p->always ? p->t0 - p->interval : p->t0;
   p->total = elements;
   p->chunks = chunks;
   p->what = what;

@@ -97,6 +97,11 @@ n=$(grep -c '^tessera: sum over 256 chunks  *[0-9.]*% ([0-9.]* GB/s per rank, ET
 [ "$n" -ge 1 ] || soft_fail "no full progress line in a log (stderr not a terminal): $(head -c 600 err)"
 tr -d '\n' <err | grep -q "$(printf '\r')" && soft_fail "progress in a log used carriage returns"
 note "$n progress line(s) in the log"
+# --progress in a log: a line from the first chunk on, long before the 10 s interval.
+capture out err env OMP_NUM_THREADS=1 "$TESSERA" --backend=cpu --progress eval 'sum(normal(shape=(4000, 4000), chunks=(500, 500), seed=9))'
+[ "$RC" -eq 0 ] || fail "eval --progress (short) failed ($RC): $(cat err)"
+grep -q '^tessera: sum over 64 chunks .*rank 0: 1/64 chunks$' err ||
+  soft_fail "--progress in a log did not print the first chunk's line at once: $(head -c 600 err)"
 capture out err env TESSERA_PROGRESS_INTERVAL=0.1 "$TESSERA" --progress --quiet eval "$LONG"
 [ ! -s err ] || soft_fail "--progress --quiet printed on stderr: $(head -c 300 err)"
 
