@@ -99,6 +99,9 @@ fi
 if [ "$bench" = 1 ] && [ -x bench/gpu_bench.sh ]; then
   note "== benchmarks"
   TESSERA=$PWD/tessera bench/gpu_bench.sh $bench_args 2>&1 | tee "$logs/bench.log" | tail -40 | tee -a "$summary" || status=1
+  if [ -x bench/gpu_linalg.sh ]; then
+    TESSERA=$PWD/tessera bench/gpu_linalg.sh $bench_args 2>&1 | tee "$logs/bench-linalg.log" | tail -20 | tee -a "$summary" || status=1
+  fi
 fi
 note "gpu-check: done, status $status (logs in $logs)"
 exit $status
