@@ -11,6 +11,9 @@
 #   machine_line  one line describing the CPU, cores, memory and GPU (if any)
 #   commit_line   the repository's HEAD (+dirty(src)) at run time
 #   binary_line   when the measured tessera was built, and its CFLAGS
+#   tessera_best NP EXPR  tessera's best per-run time of `eval --repeat=$REP`
+#                 on NP ranks (the value printed goes to stderr)
+#   ratio A B     A / B with two decimals, "-" when either is missing
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
@@ -90,3 +93,21 @@ binary_line() {
   flags=$(sed -n 's/^CFLAGS = //p' "$d/Makefile" 2>/dev/null | head -1)
   echo "built $t${flags:+, CFLAGS=$flags}"
 }
+
+# tessera_best NP EXPR: the best of tessera's own per-run times ("run i of
+# n: T s") of `eval --repeat=$REP EXPR`: alone with all threads (NP 1), or
+# under $MPIEXEC on NP ranks with one thread each. The value it printed
+# goes to stderr; a failed run exits 4.
+tessera_best() {
+  local out
+  if [ "$1" = 1 ]; then
+    out=$("$TESSERA" eval --repeat="$REP" "$2" 2>&1) || { echo "tessera failed: $out" >&2; exit 4; }
+  else
+    out=$(OMP_NUM_THREADS=1 "${MPIEXEC:-mpiexec}" -np "$1" --oversubscribe --bind-to none "$TESSERA" eval \
+      --repeat="$REP" "$2" 2>&1) || { echo "tessera on $1 ranks failed: $out" >&2; exit 4; }
+  fi
+  echo "$out" | sed -n 's/^tessera: run [0-9]* of [0-9]*: \([0-9.]*\) s$/\1/p' | sort -g | head -1
+  echo "$out" | head -1 >&2
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "") print "-"; else printf "%.2f", a / b}'; }

@@ -112,7 +112,6 @@ check_sum "h5py reading tessera's file" "$s"
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 gbs() { awk -v b="$BYTES" -v t="$1" 'BEGIN {printf "%.3f", b / 1e9 / t}'; }
-ratio() { awk -v p="$1" -v o="$2" 'BEGIN {printf "%.2f", p / o}'; }
 TABLE=$(
   echo "| operation | tessera s | tessera GB/s | h5py s | h5py GB/s | h5py s / tessera s |"
   echo "|---|---|---|---|---|---|"

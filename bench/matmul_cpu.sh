@@ -32,24 +32,11 @@ MPIEXEC=${MPIEXEC:-mpiexec}
 
 X="normal(0, 1, ($N, $N), chunks=($C, $C), seed=1)"
 Y="normal(0, 1, ($N, $N), chunks=($C, $C), seed=2)"
-best_run() { sed -n 's/^tessera: run [0-9]* of [0-9]*: \([0-9.]*\) s$/\1/p' | sort -g | head -1; }
-
-run_tessera() { # NP EXPR
-  local out
-  if [ "$1" = 1 ]; then
-    out=$("$TESSERA" eval --repeat="$REP" "$2" 2>&1) || { echo "tessera failed: $out" >&2; exit 4; }
-  else
-    out=$(OMP_NUM_THREADS=1 "$MPIEXEC" -np "$1" --oversubscribe --bind-to none "$TESSERA" eval --repeat="$REP" "$2" 2>&1) ||
-      { echo "tessera on $1 ranks failed: $out" >&2; exit 4; }
-  fi
-  echo "$out" | best_run
-  echo "$out" | head -1 >&2
-}
 
 echo "matmul: $N x $N @ $N x $N, chunks $C x $C, best of $RUNS" >&2
-T1=$(run_tessera 1 "sum($X @ $Y)")
-G1=$(run_tessera 1 "sum($X) + sum($Y)")
-TK=$(run_tessera "$RANKS" "sum($X @ $Y)")
+T1=$(tessera_best 1 "sum($X @ $Y)")
+G1=$(tessera_best 1 "sum($X) + sum($Y)")
+TK=$(tessera_best "$RANKS" "sum($X @ $Y)")
 NP=$(python3 - "$N" "$RUNS" <<'PY'
 import sys, time
 import numpy as np
@@ -65,7 +52,6 @@ print(f"{best:.4f}")
 PY
 )
 gflops() { awk -v n="$N" -v t="$1" 'BEGIN {if (t == "") print "-"; else printf "%.1f", 2 * n * n * n / t / 1e9}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "") print "-"; else printf "%.2f", a / b}'; }
 
 TABLE=$(
   echo "| run | s | GFLOP/s | numpy s / run s |"

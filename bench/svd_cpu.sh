@@ -33,31 +33,17 @@ mpi_root_env
 MPIEXEC=${MPIEXEC:-mpiexec}
 
 X="normal(0, 1, ($ROWS, $COLS), chunks=($CROWS, $COLS))"
-best_run() { sed -n 's/^tessera: run [0-9]* of [0-9]*: \([0-9.]*\) s$/\1/p' | sort -g | head -1; }
-
-run_tessera() { # LABEL NP EXPR
-  local out
-  if [ "$2" = 1 ]; then
-    out=$("$TESSERA" eval --repeat="$REP" "$3" 2>&1) || die "tessera failed: $out"
-  else
-    out=$(OMP_NUM_THREADS=1 "$MPIEXEC" -np "$2" --oversubscribe --bind-to none "$TESSERA" eval --repeat="$REP" "$3" 2>&1) ||
-      { echo "tessera on $2 ranks failed: $out" >&2; exit 4; }
-  fi
-  echo "$out" | best_run
-  echo "$out" | head -1 >&2
-}
 
 echo "W3: svd of $ROWS x $COLS, chunks $CROWS x $COLS, best of $RUNS" >&2
-T1=$(run_tessera "1 rank" 1 "svd($X)[1][:3]")
-G1=$(run_tessera "1 rank" 1 "sum($X)")
-TK=$(run_tessera "$RANKS ranks" "$RANKS" "svd($X)[1][:3]")
+T1=$(tessera_best 1 "svd($X)[1][:3]")
+G1=$(tessera_best 1 "sum($X)")
+TK=$(tessera_best "$RANKS" "svd($X)[1][:3]")
 PEERS=$(python3 "$BENCH_DIR/svd_peer.py" "$ROWS" "$COLS" "$CROWS" "$RUNS")
 echo "$PEERS" >&2
 NP=$(echo "$PEERS" | awk '$1 == "numpy" {print $2}')
 NPG=$(echo "$PEERS" | awk '$1 == "numpy-generate" {print $2}')
 DK=$(echo "$PEERS" | awk '$1 == "dask" {print $2}')
 DKV=$(echo "$PEERS" | awk '$1 == "dask" {print $NF}')
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "") print "-"; else printf "%.2f", a / b}'; }
 
 TABLE=$(
   echo "| run | s | numpy s / run s |"
