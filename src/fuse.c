@@ -160,9 +160,9 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   if (n->value != NULL && tsr_node_size(n) == 1 && depth > 0)
     return new_reg(p, 1, n->value[0], reg);
   if (n->value != NULL) return add_leaf(p, n, m, LEAF_DATA, reg);
-  /* Held chunks (stage.h): the node's own program copies them on their
-   * owners; any other reader gets them as rechunk pieces from there. */
-  if (n->held != NULL) return add_leaf(p, n, m, depth == 0 ? LEAF_HELD : LEAF_XFER, reg);
+  /* Held chunks (stage.h): every reader, the node's own program too, gets
+   * them as rechunk pieces from their owners (tsr_prog_compile_held). */
+  if (n->held != NULL) return add_leaf(p, n, m, LEAF_XFER, reg);
   switch (n->kind) {
   case N_FULL:
     if (depth > 0) return new_reg(p, 1, n->a, reg);
@@ -231,16 +231,33 @@ static void leaf_finish(tsr_leaf *l) {
   }
 }
 
-int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out) {
+/* An empty program over node's space and the identity map into it. */
+static void prog_start(const tsr_node *node, tsr_prog *out, axis_map *m) {
   memset(out, 0, sizeof *out);
   out->ndim = node->grid.ndim;
-  axis_map m;
   for (int a = 0; a < node->grid.ndim; a++) {
     out->shape[a] = node->grid.shape[a];
-    m.out_axis[a] = a;
-    m.off[a] = 0;
-    m.step[a] = 1;
+    m->out_axis[a] = a;
+    m->off[a] = 0;
+    m->step[a] = 1;
   }
+}
+
+int tsr_prog_compile_held(const tsr_node *node, tsr_prog *out) {
+  axis_map m;
+  prog_start(node, out, &m);
+  int st = add_leaf(out, node, &m, LEAF_HELD, &out->result);
+  if (st != TSR_OK) {
+    tsr_prog_free(out);
+    return st;
+  }
+  leaf_finish(&out->leaves[0]);
+  return TSR_OK;
+}
+
+int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out) {
+  axis_map m;
+  prog_start(node, out, &m);
   int st = compile_node(out, node, &m, 0, one_op, &out->result);
   if (st != TSR_OK) {
     tsr_prog_free(out);

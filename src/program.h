@@ -26,7 +26,7 @@ typedef enum tsr_leaf_kind {
   LEAF_LOAD,   /* an HDF5 dataset: staged into a DATA leaf per box (stage.h) */
   LEAF_XFER,   /* a rechunked array: staged into a DATA leaf per box (stage.h) */
   LEAF_CHUNKS, /* materialized chunks of a node (--no-fuse) */
-  LEAF_HELD    /* a node's own held chunks (node->held): staged on their owners (stage.h) */
+  LEAF_HELD    /* held chunks (node->held) read where they are held: rechunk sources (stage.h) */
 } tsr_leaf_kind;
 
 /* Materialized chunks of one node: boxes and their row-major buffers. */
@@ -84,6 +84,11 @@ typedef struct tsr_prog {
  * one_op set, only node's own operation is compiled and its non-computed
  * inputs become LEAF_CHUNKS leaves (the --no-fuse path). */
 int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out);
+
+/* The program of a held node (node->held) as the source of rechunk pieces:
+ * one LEAF_HELD leaf, evaluated only over boxes inside chunks this rank
+ * holds (stage.c). */
+int tsr_prog_compile_held(const tsr_node *node, tsr_prog *out);
 
 void tsr_prog_free(tsr_prog *p);
 

@@ -312,7 +312,10 @@ static int phase_source(phase *ph, const tsr_node *x, const tsr_prog **out) {
   source_entry *p = realloc(ph->sources, sizeof *p * (size_t)(ph->nsources + 1));
   if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory compiling a rechunk source");
   ph->sources = p;
-  TSR_CHECK(tsr_prog_compile(x, 0, &ph->sources[ph->nsources].prog));
+  if (x->held) /* the held chunks themselves, read on their owners */
+    TSR_CHECK(tsr_prog_compile_held(x, &ph->sources[ph->nsources].prog));
+  else
+    TSR_CHECK(tsr_prog_compile(x, 0, &ph->sources[ph->nsources].prog));
   ph->sources[ph->nsources].node = x;
   *out = &ph->sources[ph->nsources++].prog;
   return TSR_OK;
@@ -696,9 +699,9 @@ static void copy_held(const tsr_node *x, int64_t c, const region *r, double *buf
   }
 }
 
-/* Stages the HELD leaves of P for this rank's tasks: a held node's own
- * program runs only over boxes inside chunks this rank holds (its chunks,
- * or rechunk pieces cut along its grid), so each is a local copy. */
+/* Stages the HELD leaves of P for this rank's tasks: such a program is the
+ * source of rechunk pieces, cut along the held node's grid and evaluated by
+ * the owners of its chunks, so each is a local copy. */
 static int stage_held(phase *ph, const tsr_prog *P, const task *tasks, int64_t ntasks, runnable *mine) {
   for (int i = 0; i < P->nleaves; i++) {
     const tsr_leaf *l = &P->leaves[i];

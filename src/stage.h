@@ -11,10 +11,10 @@
  *              owners of the source array's chunks (owner-computes on the
  *              source grid) and sent point-to-point to the rank evaluating
  *              the box; rechunk of a rechunk moves data twice. A held node
- *              (Q, U: chunks kept on their owners, array.h) read by another
- *              program is an XFER leaf whose source is the node itself;
- *   LEAF_HELD  a held node in its own program, evaluated by the owners of
- *              its chunks: a copy out of the chunk held here.
+ *              (Q, U, products: chunks kept on their owners, array.h) is
+ *              read as an XFER leaf whose source is the node itself, whose
+ *              program (tsr_prog_compile_held) has one
+ *   LEAF_HELD  leaf: a piece of a chunk held here, copied out of it.
  *
  * The executor runs such programs in waves: in wave w every rank stages and
  * evaluates its next few chunks (as many as it has threads, fewer when the

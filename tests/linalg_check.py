@@ -42,6 +42,9 @@ us = float(res["us"][()])
 check("sum of a slice of u", abs(us - 2 * u[::7, 1:5].sum()) <= 1e-13 * np.abs(u[::7, 1:5]).sum(), f"{us}")
 check("column norms of rechunked u", np.max(np.abs(res["un"][...] - 1)) <= 1e-12, f"{res['un'][...]}")
 check("u.T read from its owners", np.array_equal(res["ut"][...], (u.T * 2)[:, ::50]), "differs")
+uy, yy = res["uy"][...], res["yy"][...]
+check("u @ y (y in 3 column chunks)", np.max(np.abs(uy - u @ yy)) <= 1e-13 * np.max(np.abs(u @ yy)), "differs")
+check("u.T @ u", np.max(np.abs(res["utu"][...] - np.eye(u.shape[1]))) <= 1e-12, "not the identity")
 ar = res["ar"][...]
 check("u @ (s vt)", np.linalg.norm(ar - a) / np.linalg.norm(a) <= 1e-12, f"{np.linalg.norm(ar - a) / np.linalg.norm(a)}")
 
