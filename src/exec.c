@@ -388,9 +388,6 @@ static int64_t out_chunk_of(const tsr_node *r, const tsr_grid *in, const int64_t
   return tsr_grid_ravel(&r->grid, o);
 }
 
-static int replicate_chunks(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
-                            double **bufs);
-
 /* Axis reduction: partials travel to the owner of their output chunk, which
  * combines them along the axis in chunk order; then the finished values are
  * replicated. */
@@ -478,16 +475,15 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   free(recv);
   if (tsr_trace_on)
     tsr_trace_end(TSR_TRACE_COMBINE, tsr_red_name(r->op), tc, (tsr_trace_args){-1, 0, 0, 0});
-  if (st == TSR_OK) st = replicate_chunks(ex, r, mine, nmine, vals);
+  if (st == TSR_OK) st = tsr_exec_replicate(ex, r, mine, nmine, vals);
   for (int64_t j = 0; j < nmine; j++) free(vals[j]);
   free(vals);
   free(mine);
   return st;
 }
 
-/* Every rank sends its owned chunks' values; everyone assembles the array. */
-static int replicate_chunks(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
-                            double **bufs) {
+int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
+                       double *const *bufs) {
   const tsr_grid *g = &node->grid;
   int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
   size_t bytes = 0;
@@ -654,7 +650,7 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
   tsr_prog_free(&p);
   ex->compute_s += tsr_comm_time() - t0;
   st = tsr_agree(st);
-  if (st == TSR_OK) st = replicate_chunks(ex, node, ids, n, bufs);
+  if (st == TSR_OK) st = tsr_exec_replicate(ex, node, ids, n, bufs);
   for (int64_t i = 0; i < n; i++) free(bufs[i]);
   free(bufs);
   free(ids);

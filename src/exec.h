@@ -41,6 +41,12 @@ int tsr_exec_check(const tsr_exec *ex, const tsr_node *node);
  * chunks can then be evaluated (save writes them). Collective. */
 int tsr_exec_prepare(tsr_exec *ex, tsr_node *node);
 
+/* node->value on every rank from the chunks each rank computed: ids[i] is
+ * one of this rank's chunks of node's grid, bufs[i] its row-major values.
+ * Collective. */
+int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
+                       double *const *bufs);
+
 /* --no-fuse: materializes node over one box, operation by operation, into
  * backend memory (*out, released with the backend's release). Not collective. */
 int tsr_exec_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,

@@ -92,50 +92,16 @@ static int hold_chunks(tsr_node *o, double **chunks) {
 /* o's held chunks gathered into o->value on every rank (--no-fuse reads
  * only replicated values); the held chunks are released. Collective. */
 static int gather_held(tsr_exec *ex, tsr_node *o) {
-  const tsr_grid *g = &o->grid;
-  int64_t total = tsr_grid_count(g), idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
-  size_t bytes = 0, off = 0;
-  for (int64_t c = ex->rank; c < total; c += ex->size) {
-    tsr_grid_unravel(g, c, idx);
-    tsr_grid_chunk_box(g, idx, start, extent);
-    int64_t cnt = 1;
-    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
-    bytes += sizeof(int64_t) + sizeof(double) * (size_t)cnt;
+  int64_t total = tsr_grid_count(&o->grid), n = 0;
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(total / ex->size + 1));
+  double **bufs = malloc(sizeof(double *) * (size_t)(total / ex->size + 1));
+  int st = ids && bufs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size, n++) {
+    ids[n] = c;
+    bufs[n] = o->held[c];
   }
-  char *send = malloc(bytes + 1), *all = NULL;
-  size_t *counts = NULL, got = 0;
-  int st = send ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
-  for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size) {
-    tsr_grid_unravel(g, c, idx);
-    tsr_grid_chunk_box(g, idx, start, extent);
-    int64_t cnt = 1;
-    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
-    memcpy(send + off, &c, sizeof c);
-    memcpy(send + off + sizeof c, o->held[c], sizeof(double) * (size_t)cnt);
-    off += sizeof c + sizeof(double) * (size_t)cnt;
-  }
-  if (st == TSR_OK) st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
-  free(send);
-  if (st == TSR_OK && !(o->value = malloc(sizeof(double) * (size_t)(tsr_node_size(o) + 1))))
-    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
-  for (int q = 0; st == TSR_OK && q < ex->size; q++) got += counts[q];
-  for (off = 0; st == TSR_OK && off < got;) { /* place each chunk's rows */
-    int64_t c, cnt = 1, rows = 1, width = g->ndim ? 0 : 1;
-    memcpy(&c, all + off, sizeof c);
-    tsr_grid_unravel(g, c, idx);
-    tsr_grid_chunk_box(g, idx, start, extent);
-    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
-    if (g->ndim) width = extent[g->ndim - 1];
-    if (g->ndim == 2) rows = extent[0];
-    const double *src = (const double *)(all + off + sizeof c);
-    for (int64_t r = 0; r < rows; r++) {
-      int64_t at = g->ndim == 2 ? (start[0] + r) * g->shape[1] + start[1] : g->ndim == 1 ? start[0] : 0;
-      memcpy(o->value + at, src + r * width, sizeof(double) * (size_t)width);
-    }
-    off += sizeof c + sizeof(double) * (size_t)cnt;
-  }
-  free(all);
-  free(counts);
+  if (st == TSR_OK) st = tsr_exec_replicate(ex, o, ids, n, bufs);
+  free(ids), free(bufs);
   tsr_node_release_held(o);
   return st;
 }
@@ -255,62 +221,45 @@ static void mm_box(const mm *p, int64_t t, int kind, tsr_stage_box *b) {
 static int64_t mm_elems(const mm *p, int64_t c) { return p->msz[c / p->nnc] * p->nsz[c % p->nnc]; }
 
 /* The partials of one wave (tasks[0..nt-1], in task order; part[] holds this
- * rank's, in that order) sent to the owners of their chunks, and the
- * arriving ones added to acc in task order, which is kb order for each
- * chunk: every earlier kb of a chunk was in an earlier wave or comes
- * earlier in this one. */
+ * rank's, in that order) moved to the owners of their chunks, and added to
+ * acc there in task order, which is kb order for each chunk: every earlier
+ * kb of a chunk was in an earlier wave or comes earlier in this one. */
 static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, double **part,
                      double **acc) {
-  int P = ex->size, me = ex->rank, st = TSR_OK, ns = 0, nr = 0;
-  size_t *sendn = calloc((size_t)P, sizeof(size_t)), *recvn = calloc((size_t)P, sizeof(size_t));
-  double **sbuf = calloc((size_t)P, sizeof(double *)), **rbuf = calloc((size_t)P, sizeof(double *));
-  tsr_p2p_msg *sends = calloc((size_t)P, sizeof *sends), *recvs = calloc((size_t)P, sizeof *recvs);
-  if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) { /* pack, in task order */
-    int64_t t = tasks[i], c = t / p->nkb;
-    int from = mm_rank(p, t), to = (int)(c % P);
+  int P = ex->size, me = ex->rank, st = TSR_OK;
+  tsr_p2p_piece *x = calloc((size_t)nt + 1, sizeof *x);
+  const double **src = calloc((size_t)nt + 1, sizeof(double *));
+  double **got = calloc((size_t)nt + 1, sizeof(double *)), moved = 0;
+  int64_t nx = 0;
+  if (!x || !src || !got) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving block products");
+  for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) {
+    int64_t c = tasks[i] / p->nkb;
+    int from = mm_rank(p, tasks[i]), to = (int)(c % P);
     size_t cnt = (size_t)mm_elems(p, c);
-    if (from == me && to != me) {
-      double *grown = realloc(sbuf[to], sizeof(double) * (sendn[to] + cnt));
-      if (!grown) {
-        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory sending block products");
-        break;
-      }
-      sbuf[to] = grown;
-      memcpy(sbuf[to] + sendn[to], part[k], sizeof(double) * cnt);
-      sendn[to] += cnt;
+    if (from == me) src[i] = part[k++];
+    if (from == to) continue; /* added where it was formed */
+    if (to == me && !(got[i] = malloc(sizeof(double) * cnt))) {
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory receiving block products");
+      break;
     }
-    if (to == me && from != me) recvn[from] += cnt;
-    k += from == me;
-  }
-  for (int q = 0; q < P && st == TSR_OK; q++) {
-    if (recvn[q] && !(rbuf[q] = malloc(sizeof(double) * recvn[q]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    if (sendn[q]) sends[ns++] = (tsr_p2p_msg){q, sbuf[q], sendn[q]};
-    if (recvn[q]) recvs[nr++] = (tsr_p2p_msg){q, rbuf[q], recvn[q]};
-    recvn[q] = 0;
+    x[nx++] = (tsr_p2p_piece){from, to, src[i], got[i], cnt};
+    if (from == me || to == me) moved += 8.0 * (double)cnt;
   }
   st = tsr_agree(st);
-  double t0 = tsr_comm_time(), moved = 0;
-  for (int q = 0; q < ns; q++) moved += 8.0 * (double)sends[q].n;
-  for (int q = 0; q < nr; q++) moved += 8.0 * (double)recvs[q].n;
-  if (st == TSR_OK && (ns || nr)) st = tsr_p2p_exchange(sends, ns, recvs, nr, 7500);
+  double t0 = tsr_comm_time();
+  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, 7500);
   ex->comm_s += tsr_comm_time() - t0;
   ex->comm_bytes += moved;
-  for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
-    int64_t t = tasks[i], c = t / p->nkb;
-    int from = mm_rank(p, t), to = (int)(c % P);
+  for (int64_t i = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
+    int64_t c = tasks[i] / p->nkb;
+    if (c % P != me) continue;
+    const double *v = got[i] ? got[i] : src[i];
     size_t cnt = (size_t)mm_elems(p, c);
-    const double *src = from == me ? part[k++] : NULL;
-    if (to != me) continue;
-    if (from != me) {
-      src = rbuf[from] + recvn[from];
-      recvn[from] += cnt;
-    }
-    if (t % p->nkb == 0) memcpy(acc[c], src, sizeof(double) * cnt);
-    else for (size_t e = 0; e < cnt; e++) acc[c][e] += src[e];
+    if (tasks[i] % p->nkb == 0) memcpy(acc[c], v, sizeof(double) * cnt);
+    else for (size_t e = 0; e < cnt; e++) acc[c][e] += v[e];
   }
-  for (int q = 0; sbuf && rbuf && q < P; q++) free(sbuf[q]), free(rbuf[q]);
-  free(sendn), free(recvn), free(sbuf), free(rbuf), free(sends), free(recvs);
+  for (int64_t i = 0; got && i < nt; i++) free(got[i]);
+  free(x), free(src), free(got);
   return st;
 }
 

@@ -113,58 +113,6 @@ static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double 
   return st;
 }
 
-/* One piece of data moving between tree nodes (maybe on the same rank). */
-typedef struct xfer {
-  int from, to;
-  const double *src;
-  double *dst;
-  size_t n;
-} xfer;
-
-/* Moves every piece: local ones by copy, the others packed per peer in
- * list order and sent with one exchange. */
-static int exchange(const tsr_tsqr_plan *pl, const xfer *x, int64_t nx, int tag) {
-  int me = pl->rank, P = pl->size, st = TSR_OK;
-  size_t *sendn = calloc((size_t)P, sizeof(size_t)), *recvn = calloc((size_t)P, sizeof(size_t));
-  double **sbuf = calloc((size_t)P, sizeof(double *)), **rbuf = calloc((size_t)P, sizeof(double *));
-  tsr_p2p_msg *sends = calloc((size_t)P, sizeof *sends), *recvs = calloc((size_t)P, sizeof *recvs);
-  if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs)
-    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for TSQR messages");
-  for (int64_t i = 0; i < nx && st == TSR_OK; i++) {
-    if (x[i].from == me && x[i].to == me) memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
-    else if (x[i].from == me) sendn[x[i].to] += x[i].n;
-    else if (x[i].to == me) recvn[x[i].from] += x[i].n;
-  }
-  int ns = 0, nr = 0;
-  for (int p = 0; p < P && st == TSR_OK; p++) {
-    if (sendn[p]) {
-      if (!(sbuf[p] = malloc(sizeof(double) * sendn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-      sends[ns++] = (tsr_p2p_msg){p, sbuf[p], sendn[p]};
-    }
-    if (recvn[p] && st == TSR_OK) {
-      if (!(rbuf[p] = malloc(sizeof(double) * recvn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-      recvs[nr++] = (tsr_p2p_msg){p, rbuf[p], recvn[p]};
-    }
-  }
-  if (st == TSR_OK) {
-    for (int p = 0; p < P; p++) sendn[p] = recvn[p] = 0;
-    for (int64_t i = 0; i < nx; i++)
-      if (x[i].from == me && x[i].to != me) {
-        memcpy(sbuf[x[i].to] + sendn[x[i].to], x[i].src, sizeof(double) * x[i].n);
-        sendn[x[i].to] += x[i].n;
-      }
-    if (ns || nr) st = tsr_p2p_exchange(sends, ns, recvs, nr, tag);
-  }
-  for (int64_t i = 0; i < nx && st == TSR_OK; i++)
-    if (x[i].to == me && x[i].from != me) {
-      memcpy(x[i].dst, rbuf[x[i].from] + recvn[x[i].from], sizeof(double) * x[i].n);
-      recvn[x[i].from] += x[i].n;
-    }
-  for (int p = 0; sbuf && rbuf && p < P; p++) free(sbuf[p]), free(rbuf[p]);
-  free(sendn), free(recvn), free(sbuf), free(rbuf), free(sends), free(recvs);
-  return st;
-}
-
 /* The state of the tree on this rank: per tree node (its left-most block
  * index) and level, what its owner holds. Sizes are known on every rank. */
 typedef struct tree {
@@ -209,7 +157,7 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
       st = s;
     }
   }
-  xfer *x = calloc((size_t)nb + 1, sizeof *x);
+  tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
@@ -231,12 +179,12 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
     int64_t nx = 0;
     for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
       int64_t j = i + s;
-      xfer *e = &x[nx++];
-      *e = (xfer){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
+      tsr_p2p_piece *e = &x[nx++];
+      *e = (tsr_p2p_piece){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
       if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
         st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
     }
-    if (st == TSR_OK) st = exchange(pl, x, nx, TAG_UP + L);
+    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_UP + L);
     for (int64_t i = 0; i + s < nb; i += 2 * s) {
       int64_t j = i + s, rows = cur[i] + cur[j];
       t->rl[L][i] = cur[i];
@@ -273,7 +221,7 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
   int64_t nb = t->nb;
   int me = pl->rank, st = TSR_OK;
   double **M = calloc((size_t)nb + 1, sizeof(double *)), **send = calloc((size_t)nb + 1, sizeof(double *));
-  xfer *x = calloc((size_t)nb + 1, sizeof *x);
+  tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   if (!M || !send || !x) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   int64_t K = t->nlev ? t->rn[t->nlev - 1][0] : t->rleaf[0];
   if (st == TSR_OK && me == owner(pl, 0)) {
@@ -304,12 +252,12 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
         free(M[i]);
         M[i] = top;
       }
-      xfer *e = &x[nx++];
-      *e = (xfer){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
+      tsr_p2p_piece *e = &x[nx++];
+      *e = (tsr_p2p_piece){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
       if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
         st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
     }
-    if (st == TSR_OK) st = exchange(pl, x, nx, TAG_DOWN + L);
+    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_DOWN + L);
     for (int64_t j = 0; j < nb; j++) {
       free(send[j]);
       send[j] = NULL;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../error.h"
 
@@ -89,4 +90,46 @@ int tsr_p2p_recv_int(int peer, int *value, int tag) {
   if (!world(&size)) return TSR_OK;
   P2P_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   return TSR_OK;
+}
+
+int tsr_p2p_move(const tsr_p2p_piece *x, int64_t nx, int me, int size, int tag) {
+  int P = size, st = TSR_OK;
+  size_t *sendn = calloc((size_t)P, sizeof(size_t)), *recvn = calloc((size_t)P, sizeof(size_t));
+  double **sbuf = calloc((size_t)P, sizeof(double *)), **rbuf = calloc((size_t)P, sizeof(double *));
+  tsr_p2p_msg *sends = calloc((size_t)P, sizeof *sends), *recvs = calloc((size_t)P, sizeof *recvs);
+  if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs)
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for messages");
+  for (int64_t i = 0; i < nx && st == TSR_OK; i++) {
+    if (x[i].from == me && x[i].to == me) memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
+    else if (x[i].from == me) sendn[x[i].to] += x[i].n;
+    else if (x[i].to == me) recvn[x[i].from] += x[i].n;
+  }
+  int ns = 0, nr = 0;
+  for (int p = 0; p < P && st == TSR_OK; p++) {
+    if (sendn[p]) {
+      if (!(sbuf[p] = malloc(sizeof(double) * sendn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      sends[ns++] = (tsr_p2p_msg){p, sbuf[p], sendn[p]};
+    }
+    if (recvn[p] && st == TSR_OK) {
+      if (!(rbuf[p] = malloc(sizeof(double) * recvn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      recvs[nr++] = (tsr_p2p_msg){p, rbuf[p], recvn[p]};
+    }
+  }
+  if (st == TSR_OK) {
+    for (int p = 0; p < P; p++) sendn[p] = recvn[p] = 0;
+    for (int64_t i = 0; i < nx; i++)
+      if (x[i].from == me && x[i].to != me) {
+        memcpy(sbuf[x[i].to] + sendn[x[i].to], x[i].src, sizeof(double) * x[i].n);
+        sendn[x[i].to] += x[i].n;
+      }
+    if (ns || nr) st = tsr_p2p_exchange(sends, ns, recvs, nr, tag);
+  }
+  for (int64_t i = 0; i < nx && st == TSR_OK; i++)
+    if (x[i].to == me && x[i].from != me) {
+      memcpy(x[i].dst, rbuf[x[i].from] + recvn[x[i].from], sizeof(double) * x[i].n);
+      recvn[x[i].from] += x[i].n;
+    }
+  for (int p = 0; sbuf && rbuf && p < P; p++) free(sbuf[p]), free(rbuf[p]);
+  free(sendn), free(recvn), free(sbuf), free(rbuf), free(sends), free(recvs);
+  return st;
 }

@@ -8,6 +8,7 @@
 #define TSR_P2P_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* One message: n doubles at buf, to or from rank peer. */
 typedef struct tsr_p2p_msg {
@@ -23,6 +24,20 @@ typedef struct tsr_p2p_msg {
  * pieces of at most 2^27 doubles. */
 int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs,
                      int tag);
+
+/* One piece of data moving from rank `from` to rank `to` (maybe the same):
+ * n doubles read at src on `from`, written at dst on `to`. */
+typedef struct tsr_p2p_piece {
+  int from, to;
+  const double *src;
+  double *dst;
+  size_t n;
+} tsr_p2p_piece;
+
+/* Moves every piece of a list that every rank knows in full: pieces within
+ * this rank by copy, the others packed per peer in list order and sent with
+ * one tsr_p2p_exchange. me and size: this rank and the number of ranks. */
+int tsr_p2p_move(const tsr_p2p_piece *x, int64_t nx, int me, int size, int tag);
 
 /* Rank 0's n bytes at buf are copied to every rank. Collective. */
 int tsr_p2p_bcast(void *buf, size_t n);
