@@ -11,6 +11,8 @@
 #   machine_line  one line describing the CPU, cores, memory and GPU (if any)
 #   commit_line   the repository's HEAD (+dirty(src)) at run time
 #   binary_line   when the measured tessera was built, and its CFLAGS
+#   numpy_bench_setup  RUNS, RANKS, REP, TESSERA, MPIEXEC for the scripts
+#                 that time tessera (--repeat) against a NumPy peer
 #   tessera_best NP EXPR  tessera's best per-run time of `eval --repeat=$REP`
 #                 on NP ranks (the value printed goes to stderr)
 #   ratio A B     A / B with two decimals, "-" when either is missing
@@ -111,3 +113,19 @@ tessera_best() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "") print "-"; else printf "%.2f", a / b}'; }
+
+# numpy_bench_setup: what the scripts that time tessera with --repeat against
+# a NumPy peer share: RUNS (default 3) and RANKS (default 2) from the
+# environment, REP (tessera prints per-run times from 2 runs on), python3
+# with numpy, awk, TESSERA, the run-as-root variables, MPIEXEC.
+numpy_bench_setup() {
+  RUNS=${RUNS:-3}
+  RANKS=${RANKS:-2}
+  REP=$((RUNS < 2 ? 2 : RUNS))
+  require python3
+  require awk
+  python3 -c 'import numpy' 2>/dev/null || die "python3 cannot import numpy"
+  find_tessera
+  mpi_root_env
+  MPIEXEC=${MPIEXEC:-mpiexec}
+}

@@ -20,15 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 N=${1:-4000}
 C=${2:-1000}
-RUNS=${RUNS:-3}
-RANKS=${RANKS:-2}
-REP=$((RUNS < 2 ? 2 : RUNS)) # tessera prints per-run times from 2 runs on
-require python3
-require awk
-python3 -c 'import numpy' 2>/dev/null || die "python3 cannot import numpy"
-find_tessera
-mpi_root_env
-MPIEXEC=${MPIEXEC:-mpiexec}
+numpy_bench_setup
 
 X="normal(0, 1, ($N, $N), chunks=($C, $C), seed=1)"
 Y="normal(0, 1, ($N, $N), chunks=($C, $C), seed=2)"

@@ -22,15 +22,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ROWS=${1:-10000}
 COLS=${2:-1000}
 CROWS=${3:-5000}
-RUNS=${RUNS:-3}
-RANKS=${RANKS:-2}
-REP=$((RUNS < 2 ? 2 : RUNS)) # tessera prints per-run times from 2 runs on
-require python3
-require awk
-python3 -c 'import numpy' 2>/dev/null || die "python3 cannot import numpy"
-find_tessera
-mpi_root_env
-MPIEXEC=${MPIEXEC:-mpiexec}
+numpy_bench_setup
 
 X="normal(0, 1, ($ROWS, $COLS), chunks=($CROWS, $COLS))"
 
