@@ -71,6 +71,16 @@ done
 "$TESSERA" --backend=cuda --no-fuse eval "$e" >nf.out 2>nf.err
 mb=$(sed -n 's/.*peak device memory \([0-9]*\) MB.*/\1/p' nf.err)
 [ -n "$mb" ] && [ "$mb" -ge 32 ] || fail "no plausible peak device memory in: $(cat nf.err)"
+# --trace on the GPU: every rank records device-side kernel times (CUDA
+# events), category "device", each of the 100 chunks once, in a trace that
+# trace_check.py accepts.
+if need_python; then
+  mpi_run 2 "$TESSERA" --quiet --backend=cuda --gpus-shared eval --trace gpu.json "$e" >/dev/null ||
+    fail "eval --trace on 2 GPU ranks failed"
+  python3 "$srcdir/tests/trace_check.py" gpu.json --ranks 2 --chunks 100 --cat device >trace.out 2>&1 ||
+    fail "GPU trace: $(cat trace.out)"
+fi
+
 # The CUDA dense kernels (cuSOLVER QR/SVD, cuBLAS GEMM; TESSERA_GPU_LINALG=1)
 # against the CPU's: singular values within 1e-12 of the largest, factors
 # that reconstruct x to 1e-12, the same Gram matrix to 1e-12, and the same
