@@ -16,6 +16,7 @@
 #   tessera_best NP EXPR  tessera's best per-run time of `eval --repeat=$REP`
 #                 on NP ranks (the value printed goes to stderr)
 #   ratio A B     A / B with two decimals, "-" when either is missing
+#   record_head TITLE [LOADS [MORE]]  the first lines of a RESULTS.md record
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
@@ -128,4 +129,15 @@ numpy_bench_setup() {
   find_tessera
   mpi_root_env
   MPIEXEC=${MPIEXEC:-mpiexec}
+}
+
+# record_head TITLE [LOADS [MORE]]: the heading and the device and commit
+# lines of a RESULTS.md record. LOADS replaces "load average before: ..."
+# (e.g. before/after figures, a disk); MORE is added to the commit line.
+record_head() {
+  echo
+  echo "### $(date -u '+%F %H:%M') UTC $1"
+  echo
+  echo "- device: $(machine_line); ${2:-load average before: $(cut -d' ' -f1-3 /proc/loadavg)}"
+  echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line))${3:+; $3}"
 }

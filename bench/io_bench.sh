@@ -127,11 +127,9 @@ if [ "${RECORD:-0}" = 1 ]; then
   RESULTS="$BENCH_DIR/RESULTS.md"
   [ -f "$RESULTS" ] || die "$RESULTS is missing"
   {
-    echo
-    echo "### $(date -u '+%F %H:%M UTC') HDF5 I/O, $SIZE_GB GB — bench/io_bench.sh"
-    echo
-    echo "- device: $(machine_line); disk: $(df -Ph "$WORK" | awk 'NR == 2 {print $1 ", " $2 " (" $4 " free)"}'); load average before/after: $LOAD0 / $LOAD1"
-    echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line)); $("$TESSERA" info | grep '^hdf5')"
+    record_head "HDF5 I/O, $SIZE_GB GB — bench/io_bench.sh" \
+      "disk: $(df -Ph "$WORK" | awk 'NR == 2 {print $1 ", " $2 " (" $4 " free)"}'); load average before/after: $LOAD0 / $LOAD1" \
+      "$("$TESSERA" info | grep '^hdf5')"
     echo "- command: \`bench/io_bench.sh $GB\` (RUNS=$RUNS, WORKDIR=$WORK); peer: h5py $(python3 -c 'import h5py; print(h5py.__version__)') numpy $(python3 -c 'import numpy; print(numpy.__version__)') (bench/io_peer.py), one process each"
     echo "- figures (best of $RUNS; reads after dropping the file from the page cache):"
     echo

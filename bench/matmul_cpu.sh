@@ -59,11 +59,7 @@ if [ "${RECORD:-0}" = 1 ]; then
   RESULTS="$BENCH_DIR/RESULTS.md"
   [ -f "$RESULTS" ] || die "$RESULTS is missing"
   {
-    echo
-    echo "### $(date -u '+%F %H:%M') UTC matmul $N x $N (chunks $C x $C), CPU — bench/matmul_cpu.sh"
-    echo
-    echo "- device: $(machine_line); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line))"
+    record_head "matmul $N x $N (chunks $C x $C), CPU — bench/matmul_cpu.sh"
     echo "- command: \`RUNS=$RUNS RANKS=$RANKS bench/matmul_cpu.sh $N $C\`; peer: numpy $(python3 -c 'import numpy; print(numpy.__version__)'); best of $RUNS"
     echo
     echo "$TABLE"

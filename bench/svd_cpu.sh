@@ -53,11 +53,7 @@ if [ "${RECORD:-0}" = 1 ]; then
   RESULTS="$BENCH_DIR/RESULTS.md"
   [ -f "$RESULTS" ] || die "$RESULTS is missing"
   {
-    echo
-    echo "### $(date -u '+%F %H:%M') UTC W3 thin SVD $ROWS x $COLS (chunks $CROWS x $COLS), CPU — bench/svd_cpu.sh"
-    echo
-    echo "- device: $(machine_line); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line))"
+    record_head "W3 thin SVD $ROWS x $COLS (chunks $CROWS x $COLS), CPU — bench/svd_cpu.sh"
     echo "- command: \`RUNS=$RUNS RANKS=$RANKS bench/svd_cpu.sh $ROWS $COLS $CROWS\`; peers: numpy $(python3 -c 'import numpy; print(numpy.__version__)'), ${DKV:-dask unavailable} (bench/svd_peer.py); best of $RUNS"
     echo
     echo "$TABLE"

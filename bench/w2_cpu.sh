@@ -139,11 +139,7 @@ if [ "${RECORD:-0}" = 1 ]; then
   RESULTS="$BENCH_DIR/RESULTS.md"
   [ -f "$RESULTS" ] || die "$RESULTS is missing (it carries the header that explains the format)"
   {
-    echo
-    echo "### $(date -u '+%F %H:%M UTC') W2 CPU, N=$N C=$C — bench/w2_cpu.sh"
-    echo
-    echo "- device: $(machine_line); load average before/after: $LOAD0 / $LOAD1"
-    echo "- commit: $(commit_line) (HEAD at run time); tessera: $TESSERA ($(binary_line))"
+    record_head "W2 CPU, N=$N C=$C — bench/w2_cpu.sh" "load average before/after: $LOAD0 / $LOAD1"
     echo "- command: \`TESSERA=$TESSERA bench/w2_cpu.sh $N $C\` (RUNS=$RUNS, DASK_RNG=$DASK_RNG, MPIRUN_FLAGS=\"$MPIRUN_FLAGS\"); peer: $DASK_VER"
     echo "- figures (median of $RUNS after a warm-up; GB/s of the $GB GB logical array):"
     echo
