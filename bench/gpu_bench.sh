@@ -67,7 +67,6 @@ for w in w2 w1; do
 done
 
 printf '\n%-4s %-34s %5s %12s %10s\n' work system gpus seconds GB/s
-best1=()
 for r in "${rows[@]}"; do
   IFS='|' read -r w sys k t <<<"$r"
   gbs=$(awk -v b="${bytes[$w]}" -v t="$t" 'BEGIN { if (t+0 > 0) printf "%.1f", b / t / 1e9; else print "-" }')

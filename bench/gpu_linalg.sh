@@ -6,8 +6,8 @@
 # kernels (TESSERA_GPU_LINALG=1: cuSOLVER QR/SVD, cuBLAS GEMM) on 1 GPU and,
 # where the node has them, on 2 and 4 (one rank per GPU); its figure is the
 # best of its timed runs after one warm-up (`--repeat`), generation of the
-# input included (the peers' excludes it). Prints one table; GFLOP/s for
-# the product is 2 N^3 / time.
+# input included (the peers' excludes it). Prints one table with each row's
+# time over tessera's on 1 GPU; GFLOP/s for the product is 2 N^3 / time.
 #
 # usage: bench/gpu_linalg.sh [--quick]   (quick: the small sizes only)
 # Environment: TESSERA (default: ../tessera), RUNS (default 3).
@@ -53,11 +53,15 @@ while read -r name t _; do
   rows+=("matmul ${N}^2|$name|1|$t")
 done < <(python3 "$here/gpu_linalg_peers.py" matmul "$N" "$RUNS" 2>&1 | tee /dev/stderr | sed 's/ failed: .*/ FAIL/')
 
-echo "| work | system | GPUs | s | GFLOP/s (matmul) |"
-echo "|---|---|---|---|---|"
+# The ratio column: each row's time over tessera's on 1 GPU for the same work
+# (> 1: tessera is faster; for tessera's own rows on k GPUs, 1 / the speed-up).
+echo "| work | system | GPUs | s | GFLOP/s (matmul) | s / tessera 1 GPU |"
+echo "|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do
   IFS='|' read -r w sys k t <<<"$r"
   g=-
   case $w in matmul*) g=$(awk -v n="$N" -v t="$t" 'BEGIN {if (t + 0 > 0) printf "%.0f", 2 * n * n * n / t / 1e9; else print "-"}') ;; esac
-  echo "| $w | $sys | $k | $t | $g |"
+  ref=$(printf '%s\n' "${rows[@]}" | awk -F'|' -v w="$w" '$1 == w && $2 ~ /^tessera/ && $3 == 1 {print $4}')
+  q=$(awk -v t="$t" -v r="$ref" 'BEGIN {if (t + 0 > 0 && r + 0 > 0) printf "%.2f", t / r; else print "-"}')
+  echo "| $w | $sys | $k | $t | $g | $q |"
 done
