@@ -1,19 +1,19 @@
-# lib.sh - shared helpers of the shell tests; every tests/*.sh sources it.
+# lib.sh - shared helpers of the shell tests; every tests/*/*.sh sources it.
 #
 # The programs come from the environment that `make check` sets
 # (AM_TESTS_ENVIRONMENT in Makefile.am): TESSERA, MPIEXEC, H5READ, H5TOOL, srcdir.
 # The defaults below let a test be run by hand from the build directory:
-#     sh /path/to/src/tests/closed_forms.sh
+#     sh /path/to/src/tests/exec/closed_forms.sh
 # Exit codes follow Automake: 0 pass, 1 fail, 77 skip.
 
 set -eu
 
 : "${TESSERA:=./tessera}"
 : "${MPIEXEC:=mpiexec}"
-: "${H5READ:=tests/h5read}"
-: "${H5TOOL:=tests/h5tool}"
+: "${H5READ:=tests/tools/h5read}"
+: "${H5TOOL:=tests/tools/h5tool}"
 if [ -z "${srcdir:-}" ]; then
-  srcdir=$(cd "$(dirname "$0")/.." && pwd)
+  srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 fi
 
 # Absolute paths, because tests work inside their own temporary directory.

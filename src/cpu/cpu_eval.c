@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
-#include "cpu.h"
-#include "../error.h"
-#include "../ew_scalar.h"
-#include "../rng.h"
-#include "../signals.h"
-#include "../trace.h"
+#include "backend/backend.h"
+#include "cpu/cpu.h"
+#include "util/error.h"
+#include "kernel/ew_scalar.h"
+#include "kernel/rng.h"
+#include "util/signals.h"
+#include "util/trace.h"
 
 #define SEG 2048
 

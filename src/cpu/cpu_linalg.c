@@ -11,13 +11,13 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "cpu.h"
+#include "cpu/cpu.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "util/error.h"
 
 #ifdef TSR_HAVE_LAPACKE
 #include <cblas.h>

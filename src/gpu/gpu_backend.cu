@@ -22,16 +22,16 @@
 #include <string.h>
 
 extern "C" {
-#include "../backend.h"
-#include "../error.h"
-#include "../mpi/comm.h"
-#include "../rngmath.h"
-#include "../signals.h"
-#include "../ew_scalar.h"
-#include "../stats_merge.h"
-#include "../trace.h"
-#include "gpu_linalg.h"
-#include "gpu_nccl.h"
+#include "backend/backend.h"
+#include "util/error.h"
+#include "mpi/comm.h"
+#include "kernel/rngmath.h"
+#include "util/signals.h"
+#include "kernel/ew_scalar.h"
+#include "kernel/stats_merge.h"
+#include "util/trace.h"
+#include "gpu/gpu_linalg.h"
+#include "gpu/gpu_nccl.h"
 }
 
 #define CUDA_CHECK(call)                                                       \

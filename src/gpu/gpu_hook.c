@@ -8,8 +8,8 @@
 #endif
 #include <stdio.h>
 
-#include "../backend.h"
-#include "../error.h"
+#include "backend/backend.h"
+#include "util/error.h"
 
 static int gpu_available(void) { return 0; }
 static int gpu_setup(const tsr_backend_config *cfg) {

@@ -40,9 +40,9 @@
 #include <string.h>
 
 extern "C" {
-#include "../error.h"
+#include "util/error.h"
 }
-#include "gpu_linalg.h"
+#include "gpu/gpu_linalg.h"
 
 #define CUDA_OK(call)                                                                              \
   do {                                                                                             \

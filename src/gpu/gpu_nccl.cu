@@ -13,9 +13,9 @@
 #include <string.h>
 
 extern "C" {
-#include "../error.h"
-#include "../mpi/comm.h"
-#include "gpu_nccl.h"
+#include "util/error.h"
+#include "mpi/comm.h"
+#include "gpu/gpu_nccl.h"
 }
 
 static ncclComm_t comm;

@@ -10,7 +10,7 @@
 #endif
 #define _POSIX_C_SOURCE 200809L
 
-#include "h5array.h"
+#include "io/h5array.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../error.h"
+#include "util/error.h"
 
 #define H5_TRY(expr, code, ...)                                                \
   do {                                                                         \

@@ -21,8 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../chunks.h"
-#include "results.h"
+#include "graph/chunks.h"
+#include "io/results.h"
 
 typedef enum tsr_h5_class { TSR_H5_FLOAT, TSR_H5_INT, TSR_H5_UINT } tsr_h5_class;
 

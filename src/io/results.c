@@ -8,9 +8,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "results.h"
+#include "io/results.h"
 
-#include "error.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <fcntl.h>

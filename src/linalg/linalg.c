@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "linalg/tsqr.h"
 #include "mpi/comm.h"
-#include "stage.h"
-#include "backend.h"
+#include "exec/stage.h"
+#include "backend/backend.h"
 
 
 typedef struct group {

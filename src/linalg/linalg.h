@@ -8,9 +8,9 @@
 #ifndef TSR_LINALG_H
 #define TSR_LINALG_H
 
-#include "array.h"
-#include "backend.h"
-#include "exec.h"
+#include "graph/array.h"
+#include "backend/backend.h"
+#include "exec/exec.h"
 
 /* Registers the outputs of one decomposition (qr: q, r; svd: u, s, vt) so
  * that computing any of them computes all. */

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "exec.h"
+#include "util/error.h"
+#include "exec/exec.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
 

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 typedef struct tsr_tsqr_plan {
   int64_t nblocks;

@@ -2,7 +2,7 @@
  * comm.c - MPI implementation of comm.h. Every MPI call goes through
  * MPI_CHECK so a failure becomes a tessera error with the MPI message.
  */
-#include "comm.h"
+#include "mpi/comm.h"
 
 #include <mpi.h>
 #if defined(__has_include)
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../error.h"
+#include "util/error.h"
 
 #define MPI_CHECK(call)                                                        \
   do {                                                                         \

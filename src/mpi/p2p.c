@@ -2,14 +2,14 @@
  * p2p.c - MPI point-to-point exchanges of host buffers (see p2p.h). Every MPI
  * call goes through P2P_CHECK so a failure becomes a tessera error.
  */
-#include "p2p.h"
+#include "mpi/p2p.h"
 
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "util/error.h"
 
 #define P2P_CHECK(call)                                                        \
   do {                                                                         \

@@ -1,0 +1,273 @@
+/*
+ * main.c - the `tessera` command: option parsing, the subcommands run, eval
+ * and info, and the one place where errors are reported and ranks exit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "tessera.h"
+
+static const char *usage_main =
+    "usage: tessera [OPTIONS] COMMAND [ARGS]\n"
+    "\n"
+    "Dask-style chunked arrays as an MPI application: run a job file or evaluate\n"
+    "one expression on every rank of mpirun/srun (or alone, as a single rank).\n"
+    "\n"
+    "commands:\n"
+    "  run FILE [-o OUT.h5]   run a job file; print small results; write them to OUT.h5\n"
+    "  eval 'EXPR'            evaluate one expression and print its value on stdout\n"
+    "  info                   build, backends, ranks, devices and the operations\n"
+    "  inspect FILE.h5        datasets (shape, dtype, chunks, compression) and the\n"
+    "                         provenance attributes of an HDF5 file\n"
+    "\n"
+    "options (anywhere on the line):\n"
+    "  -o, --output FILE      results file for run (HDF5)\n"
+    "  --overwrite            let save() replace files that exist (only when the\n"
+    "                         run succeeds; without it an existing file is an error)\n"
+    "  --backend=auto|cpu|cuda  where chunks are computed (default auto: cuda when\n"
+    "                         built and a GPU is visible, else cpu)\n"
+    "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 512M\n"
+    "                         (default: half the node's available memory / local ranks)\n"
+    "  --no-fuse              materialize every intermediate chunk (no fusion, no\n"
+    "                         slice pushdown): the honest baseline\n"
+    "  --threads=N            OpenMP threads per rank (default: the cores of the rank)\n"
+    "  --seed=N               job seed: the Philox key of every random array (default 0)\n"
+    "  --progress             show progress from the start (default: after 2 s; rank 0;\n"
+    "                         in place on a terminal, a line every 10 s in a log)\n"
+    "  -q, --quiet            no progress line and no summary table on stderr\n"
+    "  --trace FILE           write every rank's tasks as a Chrome trace (JSON, one\n"
+    "                         row per rank; opens in Perfetto) to FILE\n"
+    "  --repeat=N             eval: compute N times from scratch, timing each run\n"
+    "                         (benchmarks; the first run includes warm-up)\n"
+    "  --gpus-shared          allow several ranks per GPU\n"
+    "  -h, --help             this help (also: tessera COMMAND --help)\n"
+    "  -V, --version          version\n"
+    "\n"
+    "examples:\n"
+    "  mpirun -np 2 tessera run examples/cubing.tsr -o cubing.h5\n"
+    "  tessera eval 'mean(normal(10, 1, shape=(4000, 4000), chunks=1000)[::2, ::2])'\n";
+
+static const char *usage_run =
+    "usage: tessera run FILE [-o OUT.h5] [OPTIONS]\n"
+    "Runs the job in FILE ('-' for standard input). Names bound at top level whose\n"
+    "values have at most 2^20 elements are printed on stdout by rank 0 and, with -o,\n"
+    "written as datasets of OUT.h5 with provenance attributes. save(file, dataset,\n"
+    "array) statements write large arrays; a file that exists needs --overwrite.\n"
+    "See tessera --help.\n";
+
+static const char *usage_eval =
+    "usage: tessera eval 'EXPR' [OPTIONS]\n"
+    "Evaluates one expression of the job language and prints its value alone on\n"
+    "stdout (scalars with %.17g, arrays NumPy-style); timings go to stderr.\n";
+
+static const char *usage_info = "usage: tessera info\nPrints the build, backends, ranks and operations.\n";
+
+static const char *usage_inspect =
+    "usage: tessera inspect FILE.h5\n"
+    "Lists the root attributes of FILE.h5 (the provenance written by tessera run:\n"
+    "job, version, backend, ranks, seed, timings ...) and every dataset with its\n"
+    "shape, dtype, HDF5 chunks, compression and attributes.\n";
+
+typedef struct cli {
+  tsr_options opt;
+  const char *command;
+  const char *arg;
+  int help, version;
+} cli;
+
+static int rank0(void) { return tsr_rank() == 0; }
+
+static int usage_error(const char *fmt, const char *what) {
+  if (rank0()) {
+    fprintf(stderr, "tessera: error: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, "\n(see tessera --help)\n");
+  }
+  return TSR_ERR_USAGE;
+}
+
+/* "4G", "512M", "100k" or plain bytes. */
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno || v <= 0) return -1;
+  double mult = 1;
+  switch (*end) {
+  case 'k': case 'K': mult = 1e3; end++; break;
+  case 'm': case 'M': mult = 1e6; end++; break;
+  case 'g': case 'G': mult = 1e9; end++; break;
+  case 't': case 'T': mult = 1e12; end++; break;
+  }
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end) return -1;
+  *out = (size_t)(v * mult);
+  return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  *out = strtoull(s, &end, 10);
+  return (end == s || *end || errno || *s == '-') ? -1 : 0;
+}
+
+/* Option with a value: "--name=value" or "--name value". */
+static const char *option_value(int argc, char **argv, int *i, const char *name) {
+  size_t n = strlen(name);
+  if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (!strcmp(argv[*i], name) && *i + 1 < argc) return argv[++*i];
+  return NULL;
+}
+
+static int parse_option(cli *c, int argc, char **argv, int *i) {
+  const char *a = argv[*i], *v;
+  unsigned long long u;
+  if (!strcmp(a, "-h") || !strcmp(a, "--help")) c->help = 1;
+  else if (!strcmp(a, "-V") || !strcmp(a, "--version")) c->version = 1;
+  else if (!strcmp(a, "--no-fuse")) c->opt.no_fuse = 1;
+  else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->opt.quiet = 1;
+  else if (!strcmp(a, "--progress")) c->opt.progress = 1;
+  else if (!strcmp(a, "--gpus-shared")) c->opt.gpus_shared = 1;
+  else if (!strcmp(a, "--overwrite")) c->opt.overwrite = 1;
+  else if (!strcmp(a, "-o") || !strncmp(a, "--output", 8)) {
+    v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL) : option_value(argc, argv, i, "--output");
+    if (!v) return usage_error("%s needs a file name", a);
+    c->opt.output = v;
+  } else if (!strncmp(a, "--trace", 7) && (a[7] == '\0' || a[7] == '=')) {
+    v = option_value(argc, argv, i, "--trace");
+    if (!v || !*v) return usage_error("%s needs a file name", "--trace");
+    c->opt.trace = v;
+  } else if ((v = option_value(argc, argv, i, "--backend"))) {
+    if (!strcmp(v, "auto")) c->opt.backend = TSR_BACKEND_AUTO;
+    else if (!strcmp(v, "cpu")) c->opt.backend = TSR_BACKEND_CPU;
+    else if (!strcmp(v, "cuda") || !strcmp(v, "gpu")) c->opt.backend = TSR_BACKEND_CUDA;
+    else return usage_error("unknown backend '%s': use auto, cpu or cuda", v);
+  } else if ((v = option_value(argc, argv, i, "--mem-limit"))) {
+    if (parse_size(v, &c->opt.mem_limit)) return usage_error("bad --mem-limit '%s': use e.g. 4G or 512M", v);
+  } else if ((v = option_value(argc, argv, i, "--threads"))) {
+    if (parse_uint(v, &u) || u == 0 || u > 4096) return usage_error("bad --threads '%s'", v);
+    c->opt.threads = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--repeat"))) {
+    if (parse_uint(v, &u) || u == 0 || u > 64) return usage_error("bad --repeat '%s': use 1 to 64", v);
+    c->opt.repeat = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--seed"))) {
+    if (parse_uint(v, &u)) return usage_error("bad --seed '%s': use a non-negative integer", v);
+    c->opt.seed = u;
+  } else {
+    return usage_error("unknown option '%s'", a);
+  }
+  return TSR_OK;
+}
+
+static int parse_cli(cli *c, int argc, char **argv) {
+  memset(c, 0, sizeof *c);
+  tsr_options_default(&c->opt);
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1] != '\0' && !(c->command && !strcmp(c->command, "eval") && !c->arg &&
+                                                     (argv[i][1] == '.' || (argv[i][1] >= '0' && argv[i][1] <= '9') || argv[i][1] == '(' ))) {
+      TSR_CHECK(parse_option(c, argc, argv, &i));
+    } else if (!c->command) {
+      c->command = argv[i];
+    } else if (!c->arg) {
+      c->arg = argv[i];
+    } else {
+      return usage_error("unexpected argument '%s'", argv[i]);
+    }
+  }
+  return TSR_OK;
+}
+
+static char *read_file(const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) {
+    TSR_ERROR(TSR_ERR_IO, "cannot open job file '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+    n += got;
+    if (n + 1 == cap) {
+      char *p = realloc(buf, cap *= 2);
+      if (!p) free(buf);
+      buf = p;
+    }
+  }
+  if (f != stdin) fclose(f);
+  if (!buf) TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
+  else buf[n] = '\0';
+  return buf;
+}
+
+static int run_command(cli *c) {
+  if (!strcmp(c->command, "run")) {
+    if (c->help) return rank0() ? fputs(usage_run, stdout), TSR_OK : TSR_OK;
+    if (!c->arg) return usage_error("%s", "run needs a job file");
+    char *text = read_file(c->arg);
+    if (!text) return tsr_error_code();
+    int st = tsr_run_job(&c->opt, c->arg, text, stdout);
+    free(text);
+    return st;
+  }
+  if (!strcmp(c->command, "eval")) {
+    if (c->help) return rank0() ? fputs(usage_eval, stdout), TSR_OK : TSR_OK;
+    if (!c->arg) return usage_error("%s", "eval needs an expression");
+    return tsr_eval(&c->opt, c->arg, stdout);
+  }
+  if (!strcmp(c->command, "info")) {
+    if (rank0()) fputs(c->help ? usage_info : "", stdout);
+    if (!c->help && rank0()) tsr_info(stdout);
+    return TSR_OK;
+  }
+  if (!strcmp(c->command, "inspect")) {
+    if (c->help) return rank0() ? fputs(usage_inspect, stdout), TSR_OK : TSR_OK;
+    if (!c->arg) return usage_error("%s", "inspect needs an HDF5 file");
+    return tsr_inspect(c->arg, stdout);
+  }
+  if (!strcmp(c->command, "help")) {
+    if (rank0()) fputs(usage_main, stdout);
+    return TSR_OK;
+  }
+  return usage_error("unknown command '%s': use run, eval, info or inspect", c->command);
+}
+
+static int report(int st) {
+  if (st == TSR_OK) return 0;
+  if (st == TSR_ERR_INTERRUPTED) {
+    if (rank0()) fprintf(stderr, "\ntessera: interrupted\n");
+    return 130;
+  }
+  if (st == TSR_ERR_USAGE) return 2;
+  tsr_error_scope scope = tsr_error_get_scope();
+  if (scope == TSR_SCOPE_LOCAL)
+    fprintf(stderr, "tessera: error: rank %d: %s\n", tsr_rank(), tsr_error_message());
+  else if (scope == TSR_SCOPE_COLLECTIVE && rank0())
+    fprintf(stderr, "tessera: error: %s\n", tsr_error_message());
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (tsr_init(&argc, &argv) != TSR_OK) {
+    fprintf(stderr, "tessera: error: %s\n", tsr_error_message());
+    return 1;
+  }
+  cli c;
+  int st = parse_cli(&c, argc, argv);
+  if (st == TSR_OK) {
+    if (c.version) {
+      if (rank0()) printf("tessera %s\n", TSR_VERSION);
+    } else if (!c.command) {
+      if (rank0()) fputs(usage_main, c.help ? stdout : stderr);
+      if (!c.help) st = TSR_ERR_USAGE;
+    } else {
+      st = run_command(&c);
+    }
+  }
+  int code = report(st);
+  tsr_finalize();
+  return code;
+}

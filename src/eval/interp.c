@@ -1,0 +1,530 @@
+/*
+ * interp.c - evaluation of the job language (see interp.h).
+ *
+ * Errors found here are reported against the source (line, column, caret)
+ * through tsr_source_error; errors raised deeper (a broadcast mismatch in the
+ * chunk-grid code, say) are relocated to the expression that caused them.
+ */
+#include "eval/interp.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "eval/ops.h"
+#include "eval/ops_linalg.h"
+
+int tsr_apply_binary(tsr_interp *ip, const ast_node *at, int op, const tsr_value *x,
+                     const ast_node *atx, const tsr_value *y, const ast_node *aty, tsr_value *out);
+
+/* ---- services for builtins ---------------------------------------------- */
+
+int tsr_interp_error(tsr_interp *ip, const ast_node *at, int code, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tsr_source_error(ip->src, at ? at->line : 0, at ? at->col : 0, code, "%s", msg);
+}
+
+int tsr_interp_relocate(tsr_interp *ip, const ast_node *at, int status) {
+  if (status == TSR_OK || status == TSR_ERR_MEMORY || status == TSR_ERR_INTERNAL) return status;
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", tsr_error_message());
+  if (strchr(msg, '\n')) return status; /* already located */
+  tsr_error_clear();
+  return tsr_interp_error(ip, at, status, "%s", msg);
+}
+
+uint32_t tsr_interp_next_stream(tsr_interp *ip) { return ip->streams++; }
+uint64_t tsr_interp_seed(tsr_interp *ip) { return ip->seed; }
+
+static int arena_alloc(tsr_interp *ip, size_t n, void **out) {
+  if (ip->narena == ip->arena_cap) {
+    int cap = ip->arena_cap ? ip->arena_cap * 2 : 64;
+    void **p = realloc(ip->arena, sizeof(void *) * (size_t)cap);
+    if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    ip->arena = p;
+    ip->arena_cap = cap;
+  }
+  TSR_CALLOC(*out, 1, n);
+  ip->arena[ip->narena++] = *out;
+  return TSR_OK;
+}
+
+int tsr_interp_alloc(tsr_interp *ip, size_t n, void **out) { return arena_alloc(ip, n, out); }
+
+void tsr_interp_init(tsr_interp *ip, const tsr_source *src, uint64_t seed) {
+  memset(ip, 0, sizeof *ip);
+  ip->src = src;
+  ip->seed = seed;
+}
+
+void tsr_interp_free(tsr_interp *ip) {
+  for (int i = 0; i < ip->narena; i++) free(ip->arena[i]);
+  free(ip->arena);
+  for (int i = 0; i < ip->nnames; i++) free(ip->names[i].name);
+  free(ip->names);
+  memset(ip, 0, sizeof *ip);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const constants[] = {"float64", "float32", "pi", "e", "inf", "nan"};
+
+static tsr_binding *lookup(tsr_interp *ip, const char *name) {
+  for (int i = 0; i < ip->nnames; i++)
+    if (!ip->names[i].is_expression && !strcmp(ip->names[i].name, name)) return &ip->names[i];
+  return NULL;
+}
+
+static int bind(tsr_interp *ip, const char *name, const tsr_value *v, int is_expr, int line) {
+  tsr_binding *b = is_expr ? NULL : lookup(ip, name);
+  if (!b) {
+    if (ip->nnames == ip->cap) {
+      int cap = ip->cap ? ip->cap * 2 : 16;
+      tsr_binding *p = realloc(ip->names, sizeof *p * (size_t)cap);
+      if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      ip->names = p;
+      ip->cap = cap;
+    }
+    b = &ip->names[ip->nnames++];
+    b->name = strdup(name);
+    if (!b->name) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  b->value = *v;
+  b->is_expression = is_expr;
+  b->line = line;
+  return TSR_OK;
+}
+
+static int unknown_name(tsr_interp *ip, const ast_node *e) {
+  const char *cands[256];
+  int n = 0;
+  for (int i = 0; i < tsr_nops && n < 200; i++) cands[n++] = tsr_ops[i].name;
+  for (size_t i = 0; i < sizeof constants / sizeof *constants; i++) cands[n++] = constants[i];
+  for (int i = 0; i < ip->nnames && n < 256; i++)
+    if (!ip->names[i].is_expression) cands[n++] = ip->names[i].name;
+  const char *near = tsr_nearest_name(e->str, cands, n);
+  if (near)
+    return tsr_interp_error(ip, e, TSR_ERR_NAME, "name '%s' is not defined; did you mean '%s'?",
+                            e->str, near);
+  return tsr_interp_error(ip, e, TSR_ERR_NAME, "name '%s' is not defined", e->str);
+}
+
+static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  tsr_binding *b = lookup(ip, e->str);
+  memset(out, 0, sizeof *out);
+  if (b) {
+    *out = b->value;
+    return TSR_OK;
+  }
+  if (!strcmp(e->str, "float64") || !strcmp(e->str, "float32")) {
+    out->kind = V_STR;
+    out->s = !strcmp(e->str, "float64") ? "float64" : "float32";
+    return TSR_OK;
+  }
+  static const double values[] = {M_PI, M_E, INFINITY, NAN};
+  for (int i = 2; i < 6; i++)
+    if (!strcmp(e->str, constants[i])) {
+      out->kind = V_FLOAT;
+      out->f = values[i - 2];
+      return TSR_OK;
+    }
+  if (tsr_op_find(e->str, 0))
+    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
+                            e->str, e->str);
+  return unknown_name(ip, e);
+}
+
+/* ---- calls -------------------------------------------------------------- */
+
+static int param_index(const tsr_op_def *def, const char *kw) {
+  for (int i = 0; def->params[i]; i++)
+    if (!strcmp(def->params[i], kw)) return i;
+  return -1;
+}
+
+static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def,
+                     const tsr_value *self, tsr_args *a) {
+  memset(a, 0, sizeof *a);
+  int np = 0;
+  if (self) {
+    a->v[0] = *self;
+    a->given[0] = 1;
+    a->at[0] = call->callee->left;
+    np = 1;
+  }
+  if (np + call->nitems > def->npos)
+    return tsr_interp_error(ip, call->items[call->nitems - 1], TSR_ERR_TYPE, "%s() takes at most %d positional argument%s (%d given)",
+                            def->name, def->npos - (self ? 1 : 0), def->npos - (self ? 1 : 0) == 1 ? "" : "s",
+                            call->nitems);
+  for (int i = 0; i < call->nitems; i++, np++) {
+    TSR_CHECK(tsr_interp_expr(ip, call->items[i], &a->v[np]));
+    a->given[np] = 1;
+    a->at[np] = call->items[i];
+  }
+  for (int k = 0; k < call->nkw; k++) {
+    int i = param_index(def, call->kwnames[k]);
+    if (i < 0 || (self && i == 0)) {
+      int n = 0;
+      while (def->params[n]) n++;
+      const char *near = tsr_nearest_name(call->kwnames[k], def->params + (self ? 1 : 0), n - (self ? 1 : 0));
+      if (near)
+        return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_NAME,
+                                "%s() got an unexpected keyword argument '%s'; did you mean '%s'?",
+                                def->name, call->kwnames[k], near);
+      return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_NAME,
+                              "%s() got an unexpected keyword argument '%s'", def->name,
+                              call->kwnames[k]);
+    }
+    if (a->given[i])
+      return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_TYPE,
+                              "%s() got multiple values for argument '%s'", def->name,
+                              def->params[i]);
+    TSR_CHECK(tsr_interp_expr(ip, call->kwvalues[k], &a->v[i]));
+    a->given[i] = 1;
+    a->at[i] = call->kwvalues[k];
+  }
+  for (int i = 0; i < def->nreq; i++)
+    if (!a->given[i])
+      return tsr_interp_error(ip, call, TSR_ERR_TYPE, "%s() missing required argument '%s'",
+                              def->name, def->params[i]);
+  for (int i = 0; def->params[i]; i++)
+    if (!a->at[i]) a->at[i] = call;
+  return TSR_OK;
+}
+
+static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name, int method) {
+  const char *cands[128];
+  int n = 0;
+  for (int i = 0; i < tsr_nops; i++)
+    if (!method || tsr_ops[i].is_method) cands[n++] = tsr_ops[i].name;
+  const char *near = tsr_nearest_name(name, cands, n);
+  const char *what = method ? "arrays have no method" : "unknown function";
+  if (near)
+    return tsr_interp_error(ip, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name, near);
+  return tsr_interp_error(ip, at, TSR_ERR_NAME, "%s '%s'", what, name);
+}
+
+static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  const ast_node *f = e->callee;
+  tsr_value self, *selfp = NULL;
+  const char *name;
+  if (f->kind == AST_ATTR) {
+    TSR_CHECK(tsr_interp_expr(ip, f->left, &self));
+    if (self.kind != V_ARRAY && !tsr_value_is_number(&self))
+      return tsr_interp_error(ip, f, TSR_ERR_TYPE, "%s has no method '%s'",
+                              tsr_value_type_name(&self), f->str);
+    selfp = &self;
+    name = f->str;
+  } else if (f->kind == AST_NAME) {
+    name = f->str;
+    if (lookup(ip, name))
+      return tsr_interp_error(ip, f, TSR_ERR_TYPE, "'%s' is a variable, not a function", name);
+  } else {
+    return tsr_interp_error(ip, f, TSR_ERR_TYPE, "this expression cannot be called");
+  }
+  const tsr_op_def *def = tsr_op_find(name, selfp != NULL);
+  if (!def) return unknown_function(ip, f, name, selfp != NULL);
+  tsr_args a;
+  TSR_CHECK(bind_args(ip, e, def, selfp, &a));
+  return def->fn(ip, e, def, &a, out);
+}
+
+/* ---- indexing ------------------------------------------------------------- */
+
+static int index_int(tsr_interp *ip, const ast_node *at, const tsr_value *v, int64_t *out) {
+  if (v->kind == V_INT || v->kind == V_BOOL) {
+    *out = v->i;
+    return TSR_OK;
+  }
+  return tsr_interp_error(ip, at, TSR_ERR_TYPE,
+                          "only integers, slices (':') and None are valid indices, got %s",
+                          tsr_value_type_name(v));
+}
+
+static int slice_part(tsr_interp *ip, const ast_node *part, int64_t *val, const int64_t **ptr) {
+  *ptr = NULL;
+  if (!part) return TSR_OK;
+  tsr_value v;
+  TSR_CHECK(tsr_interp_expr(ip, part, &v));
+  if (v.kind == V_NONE) return TSR_OK;
+  TSR_CHECK(index_int(ip, part, &v, val));
+  *ptr = val;
+  return TSR_OK;
+}
+
+static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  tsr_value base;
+  TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
+  if (base.kind == V_TUPLE && e->nitems == 1) {
+    tsr_value v;
+    int64_t i = 0;
+    TSR_CHECK(tsr_interp_expr(ip, e->items[0], &v));
+    TSR_CHECK(index_int(ip, e->items[0], &v, &i));
+    if (i < -base.nitems || i >= base.nitems)
+      return tsr_interp_error(ip, e->items[0], TSR_ERR_INDEX, "tuple index out of range");
+    *out = base.items[i < 0 ? i + base.nitems : i];
+    return TSR_OK;
+  }
+  if (base.kind != V_ARRAY)
+    return tsr_interp_error(ip, e->left, TSR_ERR_TYPE, "%s cannot be indexed",
+                            tsr_value_type_name(&base));
+  const tsr_node *x = base.arr;
+  tsr_axis_sel sel[TSR_MAXDIM * 2];
+  int nsel = 0, axis = 0, outdim = 0;
+  for (int k = 0; k < e->nitems; k++) {
+    const ast_node *it = e->items[k];
+    if (it->kind == AST_NONE) {
+      sel[nsel++] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
+      outdim++;
+      continue;
+    }
+    if (axis >= x->grid.ndim)
+      return tsr_interp_error(ip, it, TSR_ERR_INDEX,
+                              "too many indices for array: array is %d-dimensional, but %d were indexed",
+                              x->grid.ndim, axis + 1);
+    int64_t len = x->grid.shape[axis];
+    if (it->kind == AST_SLICE) {
+      int64_t s0, s1, s2;
+      const int64_t *p0, *p1, *p2;
+      TSR_CHECK(slice_part(ip, it->start, &s0, &p0));
+      TSR_CHECK(slice_part(ip, it->stop, &s1, &p1));
+      TSR_CHECK(slice_part(ip, it->step, &s2, &p2));
+      tsr_axis_sel s = {TSR_SEL_SLICE, 0, 0, 0, 0};
+      TSR_CHECK(tsr_interp_relocate(ip, it->step ? it->step : it,
+                                    tsr_slice_normalize(len, p0, p1, p2, &s.first, &s.step, &s.count)));
+      sel[nsel++] = s;
+      outdim++;
+    } else {
+      tsr_value v;
+      int64_t i = 0;
+      TSR_CHECK(tsr_interp_expr(ip, it, &v));
+      TSR_CHECK(index_int(ip, it, &v, &i));
+      if (i < -len || i >= len)
+        return tsr_interp_error(ip, it, TSR_ERR_INDEX,
+                                "index %lld is out of bounds for axis %d with size %lld",
+                                (long long)i, axis, (long long)len);
+      sel[nsel++] = (tsr_axis_sel){TSR_SEL_INDEX, 0, 0, 0, i < 0 ? i + len : i};
+    }
+    axis++;
+  }
+  if (outdim + (x->grid.ndim - axis) > TSR_MAXDIM)
+    return tsr_interp_error(ip, e, TSR_ERR_VALUE, "at most %d dimensions are supported", TSR_MAXDIM);
+  tsr_node *n;
+  TSR_CHECK(tsr_interp_relocate(ip, e, tsr_node_select(base.arr, sel, nsel, &n)));
+  memset(out, 0, sizeof *out);
+  out->kind = V_ARRAY;
+  out->arr = n;
+  return TSR_OK;
+}
+
+/* ---- attributes (non-call) ------------------------------------------------- */
+
+static int make_tuple(tsr_interp *ip, int n, tsr_value *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = V_TUPLE;
+  out->nitems = n;
+  return arena_alloc(ip, sizeof(tsr_value) * (size_t)(n + 1), (void **)&out->items);
+}
+
+static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  tsr_value base;
+  TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
+  if (base.kind != V_ARRAY)
+    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "%s has no attribute '%s'",
+                            tsr_value_type_name(&base), e->str);
+  const tsr_grid *g = &base.arr->grid;
+  memset(out, 0, sizeof *out);
+  if (!strcmp(e->str, "shape") || !strcmp(e->str, "chunks")) {
+    int chunks = !strcmp(e->str, "chunks");
+    TSR_CHECK(make_tuple(ip, g->ndim, out));
+    for (int a = 0; a < g->ndim; a++) {
+      if (!chunks) {
+        out->items[a].kind = V_INT;
+        out->items[a].i = g->shape[a];
+        continue;
+      }
+      TSR_CHECK(make_tuple(ip, (int)g->nchunks[a], &out->items[a]));
+      for (int64_t c = 0; c < g->nchunks[a]; c++) {
+        out->items[a].items[c].kind = V_INT;
+        out->items[a].items[c].i = g->sizes[a][c];
+      }
+    }
+    return TSR_OK;
+  }
+  if (!strcmp(e->str, "ndim") || !strcmp(e->str, "size")) {
+    out->kind = V_INT;
+    out->i = !strcmp(e->str, "ndim") ? g->ndim : tsr_node_size(base.arr);
+    return TSR_OK;
+  }
+  if (!strcmp(e->str, "dtype")) {
+    out->kind = V_STR;
+    out->s = tsr_dtype_name(base.arr->dtype);
+    return TSR_OK;
+  }
+  if (!strcmp(e->str, "T")) return tsr_transpose_value(ip, e, base.arr, out);
+  if (tsr_op_find(e->str, 1))
+    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()", e->str, e->str);
+  static const char *const attrs[] = {"shape", "chunks", "ndim", "size", "dtype", "sum", "mean",
+                                      "min", "max", "std", "var", "astype", "rechunk", "T", "dot"};
+  const char *near = tsr_nearest_name(e->str, attrs, (int)(sizeof attrs / sizeof *attrs));
+  if (near)
+    return tsr_interp_error(ip, e, TSR_ERR_NAME, "arrays have no attribute '%s'; did you mean '%s'?",
+                            e->str, near);
+  return tsr_interp_error(ip, e, TSR_ERR_NAME, "arrays have no attribute '%s'", e->str);
+}
+
+/* ---- expressions ----------------------------------------------------------- */
+
+static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  tsr_value x;
+  TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
+  if (e->op == '+') {
+    if (x.kind != V_ARRAY && !tsr_value_is_number(&x))
+      return tsr_interp_error(ip, e, TSR_ERR_TYPE, "bad operand type for unary +: %s", tsr_value_type_name(&x));
+    *out = x;
+    return TSR_OK;
+  }
+  if (x.kind == V_INT || x.kind == V_BOOL) {
+    *out = x;
+    out->kind = V_INT;
+    out->i = -x.i;
+    return TSR_OK;
+  }
+  if (x.kind == V_FLOAT) {
+    *out = x;
+    out->f = -x.f;
+    return TSR_OK;
+  }
+  if (x.kind != V_ARRAY)
+    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "bad operand type for unary -: %s", tsr_value_type_name(&x));
+  tsr_node *n;
+  TSR_CHECK(tsr_node_unary(EW_NEG, x.arr, &n));
+  memset(out, 0, sizeof *out);
+  out->kind = V_ARRAY;
+  out->arr = n;
+  return TSR_OK;
+}
+
+/* int op int stays an int where Python keeps it one. */
+static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value *out) {
+  long long a = x->i, b = y->i;
+  memset(out, 0, sizeof *out);
+  out->kind = V_INT;
+  switch (op) {
+  case '+': out->i = a + b; return 1;
+  case '-': out->i = a - b; return 1;
+  case '*': out->i = a * b; return 1;
+  case AST_OP_POW:
+    if (b < 0 || b > 62) return 0;
+    out->i = 1;
+    for (long long k = 0; k < b; k++) out->i *= a;
+    return 1;
+  }
+  return 0;
+}
+
+static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  tsr_value x, y;
+  TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
+  TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
+  if (e->op == '@') return tsr_matmul_values(ip, e, &x, e->left, &y, e->right, out);
+  if ((x.kind == V_INT || x.kind == V_BOOL) && (y.kind == V_INT || y.kind == V_BOOL) &&
+      int_binary(e->op, &x, &y, out))
+    return TSR_OK;
+  int ok_x = x.kind == V_ARRAY || tsr_value_is_number(&x);
+  int ok_y = y.kind == V_ARRAY || tsr_value_is_number(&y);
+  if (!ok_x || !ok_y) {
+    char sym[3] = {(char)e->op, 0, 0};
+    if (e->op == AST_OP_POW) strcpy(sym, "**");
+    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "unsupported operand types for %s: %s and %s", sym,
+                            tsr_value_type_name(&x), tsr_value_type_name(&y));
+  }
+  int op = e->op == '+' ? EW_ADD : e->op == '-' ? EW_SUB : e->op == '*' ? EW_MUL
+         : e->op == '/' ? EW_DIV : EW_POW;
+  return tsr_apply_binary(ip, e, op, &x, e->left, &y, e->right, out);
+}
+
+int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  memset(out, 0, sizeof *out);
+  switch (e->kind) {
+  case AST_NUM:
+    out->kind = e->is_int ? V_INT : V_FLOAT;
+    out->i = e->ival;
+    out->f = e->num;
+    return TSR_OK;
+  case AST_STR:
+    out->kind = V_STR;
+    out->s = e->str;
+    return TSR_OK;
+  case AST_NONE:
+    return TSR_OK;
+  case AST_BOOL:
+    out->kind = V_BOOL;
+    out->i = e->ival;
+    return TSR_OK;
+  case AST_NAME:
+    return eval_name(ip, e, out);
+  case AST_TUPLE:
+    TSR_CHECK(make_tuple(ip, e->nitems, out));
+    for (int i = 0; i < e->nitems; i++) TSR_CHECK(tsr_interp_expr(ip, e->items[i], &out->items[i]));
+    return TSR_OK;
+  case AST_UNARY:
+    return eval_unary(ip, e, out);
+  case AST_BINOP:
+    return eval_binop(ip, e, out);
+  case AST_CALL:
+    return eval_call(ip, e, out);
+  case AST_ATTR:
+    return eval_attr(ip, e, out);
+  case AST_INDEX:
+    return eval_index(ip, e, out);
+  case AST_SLICE:
+    return tsr_interp_error(ip, e, TSR_ERR_SYNTAX, "a slice is only valid inside [ ]");
+  }
+  return tsr_interp_error(ip, e, TSR_ERR_INTERNAL, "unknown expression");
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+static int statement_text(tsr_interp *ip, const ast_stmt *s, char *buf, size_t n) {
+  const char *t = ip->src->text;
+  for (int line = 1; line < s->line && *t; t++)
+    if (*t == '\n') line++;
+  size_t len = strcspn(t, "\n#");
+  while (len > 0 && (t[len - 1] == ' ' || t[len - 1] == '\r' || t[len - 1] == ';')) len--;
+  while (len > 0 && (*t == ' ' || *t == '\t')) t++, len--;
+  snprintf(buf, n, "%.*s", (int)len, t);
+  return TSR_OK;
+}
+
+int tsr_interp_program(tsr_interp *ip, const ast_program *prog) {
+  for (int k = 0; k < prog->nstmts; k++) {
+    const ast_stmt *s = &prog->stmts[k];
+    tsr_value v;
+    TSR_CHECK(tsr_interp_expr(ip, s->value, &v));
+    if (s->ntargets == 0) {
+      char text[256];
+      statement_text(ip, s, text, sizeof text);
+      TSR_CHECK(bind(ip, text, &v, 1, s->line));
+    } else if (s->ntargets == 1) {
+      TSR_CHECK(bind(ip, s->targets[0]->str, &v, 0, s->line));
+    } else {
+      if (v.kind != V_TUPLE)
+        return tsr_interp_error(ip, s->value, TSR_ERR_TYPE, "cannot unpack %s into %d names",
+                                tsr_value_type_name(&v), s->ntargets);
+      if (v.nitems != s->ntargets)
+        return tsr_interp_error(ip, s->value, TSR_ERR_VALUE,
+                                "cannot unpack %d values into %d names", v.nitems, s->ntargets);
+      for (int i = 0; i < s->ntargets; i++)
+        TSR_CHECK(bind(ip, s->targets[i]->str, &v.items[i], 0, s->line));
+    }
+  }
+  return TSR_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * interp.h - the interpreter: walks the syntax tree, binding names to values
+ * and building the lazy array DAG. It computes nothing itself; the session
+ * (session.c) decides what to compute once the whole job has been read, so
+ * every user error in the job is found before any heavy work starts.
+ */
+#ifndef TSR_INTERP_H
+#define TSR_INTERP_H
+
+#include <stdint.h>
+
+#include "lang/ast.h"
+#include "eval/value.h"
+
+typedef struct tsr_binding {
+  char *name;        /* variable name, or the statement's text for expressions */
+  tsr_value value;
+  int is_expression; /* a bare expression statement */
+  int line;
+} tsr_binding;
+
+struct tsr_interp {
+  const tsr_source *src;
+  uint64_t seed;       /* Philox key of every random array */
+  uint32_t streams;    /* random arrays created so far */
+  tsr_binding *names;  /* in order of first binding */
+  int nnames, cap;
+  void **arena;        /* every allocation of the job's values */
+  int narena, arena_cap;
+};
+
+void tsr_interp_init(struct tsr_interp *ip, const tsr_source *src, uint64_t seed);
+void tsr_interp_free(struct tsr_interp *ip);
+
+/* Runs every statement of a program. */
+int tsr_interp_program(struct tsr_interp *ip, const ast_program *prog);
+
+/* Evaluates one expression. */
+int tsr_interp_expr(struct tsr_interp *ip, const ast_node *e, tsr_value *out);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * stage.h - staged leaves: the values of a fused program that are fetched
+ * rather than computed from an element's index. Before a box of such a
+ * program is evaluated, each staged leaf is replaced by a host buffer holding
+ * exactly the elements the box reads:
+ *
+ *   LEAF_LOAD  a hyperslab (start, stride, count) of an HDF5 dataset, read by
+ *              the rank that evaluates the box (slices are pushed down into
+ *              the hyperslab, so x[::10] reads a tenth of the data);
+ *   LEAF_XFER  a region of a rechunked array: its pieces are computed by the
+ *              owners of the source array's chunks (owner-computes on the
+ *              source grid) and sent point-to-point to the rank evaluating
+ *              the box; rechunk of a rechunk moves data twice. A held node
+ *              (Q, U, products: chunks kept on their owners, array.h) is
+ *              read as an XFER leaf whose source is the node itself, whose
+ *              program (tsr_prog_compile_held) has one
+ *   LEAF_HELD  leaf: a piece of a chunk held here, copied out of it.
+ *
+ * The executor runs such programs in waves: in wave w every rank stages and
+ * evaluates its next few chunks (as many as it has threads, fewer when the
+ * memory budget says so), so that memory stays bounded and every rank makes
+ * the same collective calls (MPI exchanges, collective HDF5 reads with
+ * parallel HDF5) in the same order. Every rank derives the whole plan of a
+ * wave (who sends which piece to whom) from the grids alone; nothing about
+ * the plan is communicated. Failures are agreed on after each step, so no
+ * rank waits for a rank that gave up.
+ */
+#ifndef TSR_STAGE_H
+#define TSR_STAGE_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "exec/exec.h"
+#include "fuse/program.h"
+
+/* Whether p has LOAD or XFER leaves (then only these functions run it). */
+int tsr_stage_needed(const tsr_prog *p);
+
+/* The fused reduction of b (b->prog has staged leaves) over this rank's
+ * chunks b->ids, partials into b->out as reduce_chunks would. Collective. */
+int tsr_stage_reduce(tsr_exec *ex, const tsr_reduce_batch *b);
+
+/* Evaluates p (staged leaves) over this rank's chunks ids[0..n-1] of grid g
+ * into host buffers host[i] (malloc'ed here, freed by the caller). Collective. */
+int tsr_stage_eval(tsr_exec *ex, const tsr_prog *p, const tsr_grid *g, const int64_t *ids,
+                   int64_t n, double **host);
+
+/* Called on every rank after each wave, with this wave's chunks of this rank
+ * (n may be 0) and their values in host memory; returns a status (every rank
+ * is told of a failure afterwards). */
+typedef int (*tsr_wave_fn)(void *ctx, int64_t n, const int64_t *ids, double *const *host);
+
+/* Evaluates node over this rank's chunks of its grid wave by wave and hands
+ * each wave to done (save writes it): fused through its program (staged or
+ * not), or materialized chunk by chunk with --no-fuse. The wave size is the
+ * same on every rank. Collective. */
+int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *ctx);
+
+/* A box of a node's space, evaluated on one rank. */
+typedef struct tsr_stage_box {
+  int rank;
+  int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+} tsr_stage_box;
+
+/* Evaluates node over every box of the list (the same list on every rank),
+ * each on its rank: out[k] receives a malloc'ed row-major host copy of this
+ * rank's k-th box (in list order; the caller frees them). Fused, through the
+ * node's program and its staged leaves (collective); with --no-fuse each
+ * rank materializes its own boxes. */
+int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                    double **out);
+
+/* --no-fuse: reads the LOAD leaves of a one-operation program p for the box
+ * start/extent in place (independent reads, serialized across threads).
+ * bufs receives what to free with tsr_stage_local_free. Not collective. */
+typedef struct tsr_stage_bufs {
+  double *buf[8];
+  int n;
+} tsr_stage_bufs;
+int tsr_stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
+                    tsr_stage_bufs *bufs);
+void tsr_stage_local_free(tsr_stage_bufs *bufs);
+
+/* --no-fuse: materializes a box of a rechunked array (n->kind N_RECHUNK)
+ * into backend memory *out: the source's chunks that the box overlaps are
+ * materialized one piece (chunk and box intersected) at a time and copied
+ * in through host memory. Local: this rank computes the pieces itself. */
+int tsr_stage_rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                          const int64_t *extent, double **out);
+
+/* Closes the files --no-fuse reads kept open (end of a job). */
+void tsr_stage_job_end(void);
+
+#endif

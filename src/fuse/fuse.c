@@ -1,0 +1,304 @@
+/*
+ * fuse.c - the optimizer: slice pushdown and fusion of elementwise chains.
+ *
+ * Compiling walks the DAG from the consumer down, carrying an affine map from
+ * the consumer's coordinates to the current node's coordinates. A slice only
+ * changes the map (its offset/step compose into it), a broadcast ties an axis
+ * to a fixed coordinate, and elementwise operations become register
+ * instructions; generators and computed arrays become leaves that read their
+ * values through the final map. The result is one program per consumer: no
+ * intermediate array is ever materialized, and only the selected elements of a
+ * sliced random array are generated.
+ */
+#include "fuse/program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* Map from output coordinates to a node's coordinates, one entry per node axis. */
+typedef struct axis_map {
+  int out_axis[TSR_MAXDIM]; /* < 0: fixed at off */
+  int64_t off[TSR_MAXDIM], step[TSR_MAXDIM];
+} axis_map;
+
+static int grow(void **ptr, int *cap, int need, size_t elem) {
+  if (need <= *cap) return TSR_OK;
+  int ncap = *cap ? *cap * 2 : 8;
+  while (ncap < need) ncap *= 2;
+  void *p = realloc(*ptr, (size_t)ncap * elem);
+  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory compiling a program");
+  *ptr = p;
+  *cap = ncap;
+  return TSR_OK;
+}
+
+static int new_reg(tsr_prog *p, int is_const, double value, int *reg) {
+  int cap = p->regs_cap;
+  TSR_CHECK(grow((void **)&p->reg_const, &cap, p->nregs + 1, sizeof(int)));
+  cap = p->regs_cap;
+  TSR_CHECK(grow((void **)&p->reg_value, &cap, p->nregs + 1, sizeof(double)));
+  p->regs_cap = cap;
+  p->reg_const[p->nregs] = is_const;
+  p->reg_value[p->nregs] = value;
+  *reg = p->nregs++;
+  return TSR_OK;
+}
+
+static int emit(tsr_prog *p, tsr_instr ins) {
+  TSR_CHECK(grow((void **)&p->code, &p->instr_cap, p->ninstr + 1, sizeof ins));
+  p->code[p->ninstr++] = ins;
+  return TSR_OK;
+}
+
+static int add_leaf(tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_kind kind,
+                    int *reg) {
+  TSR_CHECK(grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf)));
+  tsr_leaf *l = &p->leaves[p->nleaves];
+  memset(l, 0, sizeof *l);
+  l->kind = kind;
+  l->node = n;
+  l->round_f32 = n->dtype == TSR_F32 && kind != LEAF_DATA && kind != LEAF_CHUNKS;
+  l->base_ndim = n->grid.ndim;
+  for (int b = 0; b < n->grid.ndim; b++) {
+    l->base_shape[b] = n->grid.shape[b];
+    l->axis_of[b] = m->out_axis[b];
+    l->off[b] = m->off[b];
+    l->step[b] = m->step[b];
+  }
+  if (kind == LEAF_RANDOM) {
+    l->rng = n->op;
+    l->key = n->key;
+    l->stream = n->stream;
+  }
+  l->a = n->a;
+  l->b = n->b;
+  l->data = n->value;
+  TSR_CHECK(new_reg(p, 0, 0.0, reg));
+  tsr_instr ins = {I_LEAF, 0, 0, *reg, p->nleaves, -1};
+  p->nleaves++;
+  return emit(p, ins);
+}
+
+/* The map of input `in` of an elementwise node: NumPy broadcasting aligns
+ * shapes on the right; a length-1 axis of the input against a longer one is
+ * read at coordinate 0 for every output coordinate. */
+static void broadcast_map(const tsr_node *node, const tsr_node *in, const axis_map *m,
+                          axis_map *im) {
+  int shift = node->grid.ndim - in->grid.ndim;
+  for (int b = 0; b < in->grid.ndim; b++) {
+    int na = b + shift;
+    if (in->grid.shape[b] == 1 && node->grid.shape[na] != 1) {
+      im->out_axis[b] = -1;
+      im->off[b] = 0;
+      im->step[b] = 0;
+    } else {
+      im->out_axis[b] = m->out_axis[na];
+      im->off[b] = m->off[na];
+      im->step[b] = m->step[na];
+    }
+  }
+}
+
+/* The map of a SELECT node's input: slices compose, integer indices fix a
+ * coordinate, new axes consume an output axis of length 1. */
+static void select_map(const tsr_node *node, const axis_map *m, axis_map *im) {
+  const tsr_node *in = node->in[0];
+  int ia = 0, na = 0;
+  for (int s = 0; s < node->nsel; s++) {
+    const tsr_axis_sel *sel = &node->sel[s];
+    if (sel->kind == TSR_SEL_NEWAXIS) {
+      na++;
+    } else if (sel->kind == TSR_SEL_INDEX) {
+      im->out_axis[ia] = -1;
+      im->off[ia] = sel->index;
+      im->step[ia] = 0;
+      ia++;
+    } else {
+      im->out_axis[ia] = m->out_axis[na];
+      im->off[ia] = sel->first + sel->step * m->off[na];
+      im->step[ia] = sel->step * m->step[na];
+      ia++;
+      na++;
+    }
+  }
+  for (; ia < in->grid.ndim; ia++, na++) {
+    im->out_axis[ia] = m->out_axis[na];
+    im->off[ia] = m->off[na];
+    im->step[ia] = m->step[na];
+  }
+}
+
+static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth,
+                        int one_op, int *reg);
+
+static int compile_input(tsr_prog *p, const tsr_node *in, const axis_map *im, int depth,
+                         int one_op, int *reg) {
+  if (one_op && in->value == NULL && in->kind != N_FULL)
+    return add_leaf(p, in, im, LEAF_CHUNKS, reg);
+  return compile_node(p, in, im, depth + 1, one_op, reg);
+}
+
+/* A view of input `in` (slice, transpose) through map im: nothing of its
+ * own to compute, except with --no-fuse, where the view is the operation
+ * (a copy of the input's chunks it reads). */
+static int compile_view(tsr_prog *p, const tsr_node *in, const axis_map *im, int depth, int one_op,
+                        int *reg) {
+  if (one_op && depth == 0) {
+    int x;
+    TSR_CHECK(compile_input(p, in, im, depth, one_op, &x));
+    TSR_CHECK(new_reg(p, 0, 0.0, reg));
+    return emit(p, (tsr_instr){I_UNARY, EW_COPY, 0, *reg, x, -1});
+  }
+  return compile_input(p, in, im, depth, one_op, reg);
+}
+
+static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth,
+                        int one_op, int *reg) {
+  if (n->value != NULL && tsr_node_size(n) == 1 && depth > 0)
+    return new_reg(p, 1, n->value[0], reg);
+  if (n->value != NULL) return add_leaf(p, n, m, LEAF_DATA, reg);
+  /* Held chunks (stage.h): every reader, the node's own program too, gets
+   * them as rechunk pieces from their owners (tsr_prog_compile_held). */
+  if (n->held != NULL) return add_leaf(p, n, m, LEAF_XFER, reg);
+  switch (n->kind) {
+  case N_FULL:
+    if (depth > 0) return new_reg(p, 1, n->a, reg);
+    {
+      int c;
+      TSR_CHECK(new_reg(p, 1, n->a, &c));
+      TSR_CHECK(new_reg(p, 0, 0.0, reg));
+      return emit(p, (tsr_instr){I_UNARY, EW_COPY, 0, *reg, c, -1});
+    }
+  case N_RANDOM:
+    return add_leaf(p, n, m, LEAF_RANDOM, reg);
+  case N_ARANGE:
+    return add_leaf(p, n, m, LEAF_ARANGE, reg);
+  case N_UNARY:
+  case N_ASTYPE: {
+    int x;
+    TSR_CHECK(compile_input(p, n->in[0], m, depth, one_op, &x));
+    int op = n->kind == N_UNARY ? n->op : EW_COPY;
+    TSR_CHECK(new_reg(p, 0, 0.0, reg));
+    return emit(p, (tsr_instr){I_UNARY, op, n->dtype == TSR_F32, *reg, x, -1});
+  }
+  case N_BINARY: {
+    axis_map mx, my;
+    int x, y;
+    broadcast_map(n, n->in[0], m, &mx);
+    broadcast_map(n, n->in[1], m, &my);
+    TSR_CHECK(compile_input(p, n->in[0], &mx, depth, one_op, &x));
+    TSR_CHECK(compile_input(p, n->in[1], &my, depth, one_op, &y));
+    TSR_CHECK(new_reg(p, 0, 0.0, reg));
+    return emit(p, (tsr_instr){I_BINARY, n->op, n->dtype == TSR_F32, *reg, x, y});
+  }
+  case N_SELECT: {
+    axis_map mi;
+    select_map(n, m, &mi);
+    return compile_view(p, n->in[0], &mi, depth, one_op, reg);
+  }
+  case N_LOAD: /* read per box by the executor (stage.c) */
+    return add_leaf(p, n, m, LEAF_LOAD, reg);
+  case N_RECHUNK: /* pieces from the source chunks' owners (stage.c) */
+    if (n->in[0]->value != NULL) return compile_node(p, n->in[0], m, depth, one_op, reg);
+    return add_leaf(p, n, m, LEAF_XFER, reg);
+  case N_LINALG:
+    if (n->op == LA_TRANSPOSE) { /* a view: the two axes of the map swap (2-d only) */
+      axis_map mt = *m;
+      mt.out_axis[0] = m->out_axis[1], mt.off[0] = m->off[1], mt.step[0] = m->step[1];
+      mt.out_axis[1] = m->out_axis[0], mt.off[1] = m->off[0], mt.step[1] = m->step[0];
+      return compile_view(p, n->in[0], &mt, depth, one_op, reg);
+    }
+    break; /* the others are computed whole first (exec.c, linalg/linalg.c) */
+  case N_REDUCE: /* computed first (exec.c) */
+    break;
+  }
+  return TSR_ERROR(TSR_ERR_INTERNAL, "reduction %d reached the fuser before it was computed",
+                   n->id);
+}
+
+/* Linear base index of a leaf as an affine function of output coordinates. */
+static void leaf_finish(tsr_leaf *l) {
+  int64_t stride = 1;
+  l->e_const = 0;
+  memset(l->e_coef, 0, sizeof l->e_coef);
+  for (int b = l->base_ndim - 1; b >= 0; b--) {
+    l->e_const += l->off[b] * stride;
+    if (l->axis_of[b] >= 0) l->e_coef[l->axis_of[b]] += l->step[b] * stride;
+    stride *= l->base_shape[b];
+  }
+}
+
+/* An empty program over node's space and the identity map into it. */
+static void prog_start(const tsr_node *node, tsr_prog *out, axis_map *m) {
+  memset(out, 0, sizeof *out);
+  out->ndim = node->grid.ndim;
+  for (int a = 0; a < node->grid.ndim; a++) {
+    out->shape[a] = node->grid.shape[a];
+    m->out_axis[a] = a;
+    m->off[a] = 0;
+    m->step[a] = 1;
+  }
+}
+
+int tsr_prog_compile_held(const tsr_node *node, tsr_prog *out) {
+  axis_map m;
+  prog_start(node, out, &m);
+  int st = add_leaf(out, node, &m, LEAF_HELD, &out->result);
+  if (st != TSR_OK) {
+    tsr_prog_free(out);
+    return st;
+  }
+  leaf_finish(&out->leaves[0]);
+  return TSR_OK;
+}
+
+int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out) {
+  axis_map m;
+  prog_start(node, out, &m);
+  int st = compile_node(out, node, &m, 0, one_op, &out->result);
+  if (st != TSR_OK) {
+    tsr_prog_free(out);
+    return st;
+  }
+  if (out->reg_const[out->result]) { /* a constant expression still needs a row */
+    int r;
+    TSR_CHECK(new_reg(out, 0, 0.0, &r));
+    TSR_CHECK(emit(out, (tsr_instr){I_UNARY, EW_COPY, 0, r, out->result, -1}));
+    out->result = r;
+  }
+  for (int i = 0; i < out->nleaves; i++) leaf_finish(&out->leaves[i]);
+  return TSR_OK;
+}
+
+void tsr_prog_free(tsr_prog *p) {
+  free(p->leaves);
+  free(p->code);
+  free(p->reg_const);
+  free(p->reg_value);
+  memset(p, 0, sizeof *p);
+}
+
+void tsr_prog_dump(const tsr_prog *p, char *buf, size_t n) {
+  static const char *kinds[] = {"random", "arange", "data", "load", "rechunk", "chunks", "held"};
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < p->ninstr && used < n; i++) {
+    const tsr_instr *ins = &p->code[i];
+    if (ins->kind == I_LEAF) {
+      const tsr_leaf *l = &p->leaves[ins->x];
+      used += (size_t)snprintf(buf + used, n - used, "r%d = leaf %s e=%lld", ins->dst,
+                               kinds[l->kind], (long long)l->e_const);
+      for (int k = 0; k < p->ndim && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%+lld*i%d", (long long)l->e_coef[k], k);
+    } else {
+      used += (size_t)snprintf(buf + used, n - used, "r%d = %s r%d", ins->dst,
+                               tsr_ew_name(ins->op), ins->x);
+      if (ins->kind == I_BINARY && used < n)
+        used += (size_t)snprintf(buf + used, n - used, " r%d", ins->y);
+    }
+    if (used < n) used += (size_t)snprintf(buf + used, n - used, "%s\n", ins->round_f32 ? " (f32)" : "");
+  }
+}

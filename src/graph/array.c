@@ -1,0 +1,266 @@
+/*
+ * array.c - creation of lazy array nodes: shape, dtype and chunk-grid rules,
+ * and hash-consing so that a subexpression written twice is computed once.
+ */
+#include "graph/array.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* Every node of the job, newest first. Jobs have at most a few thousand
+ * nodes, so interning scans this list comparing hashes first. */
+static tsr_node *all_nodes;
+static int next_id;
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t mix_double(uint64_t h, double d) {
+  uint64_t v;
+  memcpy(&v, &d, sizeof v);
+  return mix(h, v);
+}
+
+static uint64_t grid_hash(const tsr_grid *g) {
+  uint64_t h = (uint64_t)g->ndim;
+  for (int a = 0; a < g->ndim; a++) {
+    h = mix(h, (uint64_t)g->shape[a]);
+    for (int64_t i = 0; i < g->nchunks[a]; i++) h = mix(h, (uint64_t)g->sizes[a][i]);
+  }
+  return h;
+}
+
+static uint64_t node_hash(const tsr_node *n) {
+  uint64_t h = mix((uint64_t)n->kind, (uint64_t)n->op);
+  h = mix(h, (uint64_t)n->dtype);
+  h = mix(h, grid_hash(&n->grid));
+  h = mix(h, (uint64_t)(uintptr_t)n->in[0]);
+  h = mix(h, (uint64_t)(uintptr_t)n->in[1]);
+  h = mix_double(mix_double(h, n->a), n->b);
+  h = mix(mix(h, n->key), n->stream);
+  h = mix(h, (uint64_t)(uintptr_t)n->src);
+  h = mix(mix(mix(h, (uint64_t)n->axis), (uint64_t)n->keepdims), (uint64_t)n->ddof);
+  for (int i = 0; i < n->nsel; i++) {
+    const tsr_axis_sel *s = &n->sel[i];
+    h = mix(mix(mix(mix(mix(h, s->kind), (uint64_t)s->first), (uint64_t)s->step),
+                (uint64_t)s->count), (uint64_t)s->index);
+  }
+  return h;
+}
+
+static int same_double(double x, double y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+static int node_equal(const tsr_node *x, const tsr_node *y) {
+  if (x->kind != y->kind || x->op != y->op || x->dtype != y->dtype) return 0;
+  if (x->in[0] != y->in[0] || x->in[1] != y->in[1]) return 0;
+  if (!same_double(x->a, y->a) || !same_double(x->b, y->b)) return 0;
+  if (x->key != y->key || x->stream != y->stream || x->src != y->src) return 0;
+  if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
+  if (x->nsel != y->nsel || memcmp(x->sel, y->sel, sizeof(tsr_axis_sel) * (size_t)x->nsel))
+    return 0;
+  return tsr_grid_equal(&x->grid, &y->grid);
+}
+
+/* Takes ownership of a filled-in prototype: returns an equal existing node
+ * (freeing the prototype's grid) or a new heap copy. Random nodes are unique
+ * by their stream, so they only merge when the user really wrote the same one. */
+static int node_intern(tsr_node *proto, tsr_node **out) {
+  proto->hash = node_hash(proto);
+  for (tsr_node *n = all_nodes; n; n = n->next_all) {
+    if (n->hash == proto->hash && node_equal(n, proto)) {
+      tsr_grid_free(&proto->grid);
+      *out = n;
+      return TSR_OK;
+    }
+  }
+  tsr_node *n;
+  TSR_MALLOC(n, sizeof *n);
+  *n = *proto;
+  n->id = next_id++;
+  n->value = NULL;
+  n->held = NULL;
+  n->next_all = all_nodes;
+  all_nodes = n;
+  *out = n;
+  return TSR_OK;
+}
+
+static void proto_init(tsr_node *p, tsr_node_kind kind, int op, tsr_dtype dt) {
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  p->op = op;
+  p->dtype = dt;
+  p->axis = -1;
+}
+
+int tsr_node_random(int kind, double a, double b, uint64_t key, uint32_t stream,
+                    const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_RANDOM, kind, dt);
+  p.a = a;
+  p.b = b;
+  p.key = key;
+  p.stream = stream;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_FULL, 0, dt);
+  p.a = dt == TSR_F32 ? (double)(float)value : value;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt,
+                    tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_ARANGE, 0, dt);
+  p.a = start;
+  p.b = step;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_unary(int op, tsr_node *x, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_UNARY, op, x->dtype);
+  p.in[0] = x;
+  TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_BINARY, op, (x->dtype == TSR_F32 && y->dtype == TSR_F32) ? TSR_F32 : TSR_F64);
+  p.in[0] = x;
+  p.in[1] = y;
+  TSR_CHECK(tsr_grid_broadcast(&x->grid, &y->grid, &p.grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_SELECT, 0, x->dtype);
+  p.in[0] = x;
+  p.nsel = nsel;
+  memcpy(p.sel, sel, sizeof(*sel) * (size_t)nsel);
+  TSR_CHECK(tsr_grid_select(&x->grid, sel, nsel, &p.grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out) {
+  if (x->dtype == dt) {
+    *out = x;
+    return TSR_OK;
+  }
+  tsr_node p;
+  proto_init(&p, N_ASTYPE, 0, dt);
+  p.in[0] = x;
+  TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_REDUCE, kind, x->dtype);
+  p.in[0] = x;
+  p.axis = axis;
+  p.keepdims = keepdims;
+  p.ddof = ddof;
+  if (axis < 0) {
+    int64_t shape1[TSR_MAXDIM], one[TSR_MAXDIM];
+    int nd = keepdims ? x->grid.ndim : 0;
+    for (int a = 0; a < nd; a++) shape1[a] = one[a] = 1;
+    TSR_CHECK(tsr_grid_init_regular(&p.grid, nd, shape1, one));
+  } else {
+    TSR_CHECK(tsr_grid_reduce(&x->grid, axis, keepdims, &p.grid));
+  }
+  return node_intern(&p, out);
+}
+
+int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_LOAD, 0, dt);
+  p.src = src;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out) {
+  if (tsr_grid_equal(&x->grid, grid)) {
+    *out = x;
+    return TSR_OK;
+  }
+  if (grid->ndim != x->grid.ndim || memcmp(grid->shape, x->grid.shape, sizeof(int64_t) * (size_t)grid->ndim))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "rechunk to a grid of another shape");
+  tsr_node p;
+  proto_init(&p, N_RECHUNK, 0, x->dtype);
+  p.in[0] = x;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
+                    tsr_dtype dt, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_LINALG, op, dt);
+  p.in[0] = x;
+  p.in[1] = y;
+  p.a = param;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
+int64_t tsr_node_size(const tsr_node *n) {
+  int64_t s = 1;
+  for (int a = 0; a < n->grid.ndim; a++) s *= n->grid.shape[a];
+  return s;
+}
+
+const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "float64"; }
+
+const char *tsr_ew_name(int op) {
+  static const char *names[EW_NOPS] = {"negative", "abs", "sqrt", "exp", "log", "sin",
+                                       "cos", "tanh", "copy", "add", "subtract", "multiply",
+                                       "divide", "power", "minimum", "maximum"};
+  return op >= 0 && op < EW_NOPS ? names[op] : "?";
+}
+
+const char *tsr_red_name(int kind) {
+  static const char *names[] = {"sum", "mean", "min", "max", "var", "std"};
+  return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
+}
+
+void tsr_node_release_held(tsr_node *n) {
+  if (!n->held) return;
+  for (int64_t c = 0, nc = tsr_grid_count(&n->grid); c < nc; c++) free(n->held[c]);
+  free(n->held);
+  n->held = NULL;
+}
+
+void tsr_nodes_clear_values(void) {
+  for (tsr_node *n = all_nodes; n; n = n->next_all) {
+    free(n->value);
+    n->value = NULL;
+    tsr_node_release_held(n);
+  }
+}
+
+void tsr_nodes_free_all(void) {
+  while (all_nodes) {
+    tsr_node *n = all_nodes;
+    all_nodes = n->next_all;
+    tsr_node_release_held(n);
+    tsr_grid_free(&n->grid);
+    free(n->value);
+    free(n);
+  }
+  next_id = 0;
+}

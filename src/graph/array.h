@@ -1,0 +1,100 @@
+/*
+ * array.h - the lazy array DAG built by the interpreter.
+ *
+ * Each node is one array operation with its shape, dtype and chunk grid known
+ * as soon as it is created (like Dask's _meta); nothing is computed until a
+ * value is needed. Identical nodes are shared (common-subexpression
+ * elimination by hash-consing), except random arrays, which are distinct by
+ * construction. A computed node keeps its value (replicated on every rank),
+ * or, for the row blocks of Q and U, its chunks on their owners (held).
+ */
+#ifndef TSR_ARRAY_H
+#define TSR_ARRAY_H
+
+#include <stdint.h>
+
+#include "graph/chunks.h"
+#include "kernel/ids.h"
+
+typedef enum tsr_node_kind {
+  N_RANDOM,  /* normal / uniform over a Philox stream */
+  N_FULL,    /* constant fill (zeros, ones, full, Python numbers) */
+  N_ARANGE,  /* start + step * i */
+  N_UNARY,   /* elementwise f(x) */
+  N_BINARY,  /* elementwise f(x, y) with broadcasting */
+  N_SELECT,  /* indexing and slicing */
+  N_ASTYPE,  /* dtype conversion */
+  N_REDUCE,  /* sum/mean/min/max/std/var over all axes or one */
+  N_LOAD,    /* an HDF5 dataset, read chunk by chunk as hyperslabs (stage.h) */
+  N_RECHUNK, /* in[0]'s values on another chunk grid: pieces move between owners */
+  N_LINALG   /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
+} tsr_node_kind;
+
+/* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
+ * programs that read them, like reductions. a: k of svd(x, k=) (0: all). */
+typedef enum tsr_la_op {
+  LA_TRANSPOSE, LA_MATMUL, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT
+} tsr_la_op;
+
+struct tsr_h5src;
+
+typedef struct tsr_node tsr_node;
+struct tsr_node {
+  tsr_node_kind kind;
+  int op;             /* tsr_ew_op, tsr_random_kind or tsr_red_kind */
+  tsr_dtype dtype;
+  tsr_grid grid;      /* shape and chunks */
+  tsr_node *in[2];    /* operands (NULL when unused) */
+  double a, b;        /* RANDOM: loc/scale or low/high; FULL: value; ARANGE: start/step */
+  uint64_t key;       /* RANDOM: Philox key */
+  uint32_t stream;    /* RANDOM: Philox stream */
+  tsr_axis_sel sel[TSR_MAXDIM * 2]; /* SELECT */
+  int nsel;
+  int axis;           /* REDUCE: -1 for all axes */
+  int keepdims, ddof; /* REDUCE */
+  const struct tsr_h5src *src; /* LOAD: the file and dataset (io/h5array.h) */
+  int id;             /* creation number (stable across ranks) */
+  uint64_t hash;
+  double *value;      /* computed values (row-major), replicated; NULL until computed */
+  double **held;      /* or computed and distributed (Q and U of qr/svd): per chunk id of
+                       * grid, its row-major values on its owner, NULL elsewhere; read
+                       * through staged leaves (stage.h) */
+  tsr_node *next_all; /* list of all nodes, for freeing */
+};
+
+/* Node creation. Each returns TSR_OK and *out, or an error (shape mismatch,
+ * bad chunks ...) with a message; errors are reported against the source by
+ * the interpreter. */
+int tsr_node_random(int kind, double a, double b, uint64_t key, uint32_t stream,
+                    const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt,
+                    tsr_node **out);
+int tsr_node_unary(int op, tsr_node *x, tsr_node **out);
+int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
+int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);
+int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out);
+int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out);
+int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+/* x on grid (same shape); returns x itself when the grids are equal. */
+int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
+/* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
+int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
+                    tsr_dtype dt, tsr_node **out);
+
+int64_t tsr_node_size(const tsr_node *n);
+static inline int tsr_node_ndim(const tsr_node *n) { return n->grid.ndim; }
+const char *tsr_dtype_name(tsr_dtype dt);
+const char *tsr_ew_name(int op);
+const char *tsr_red_name(int kind);
+
+/* Frees n's held chunks (n->held), if any. */
+void tsr_node_release_held(tsr_node *n);
+
+/* Forgets every computed value (benchmark repeats recompute from scratch). */
+void tsr_nodes_clear_values(void);
+
+/* Frees every node created since the last call (end of a job). */
+void tsr_nodes_free_all(void);
+
+#endif

@@ -1,0 +1,375 @@
+/*
+ * save.c - writing saved arrays to HDF5 files (see save.h).
+ *
+ * The HDF5 chunks of a saved dataset are the tessera chunks (the largest
+ * chunk size of each axis, capped to HDF5's 4 GiB), so each rank's chunk
+ * writes whole HDF5 chunks when the grid is regular. Temporary names are
+ * "<file>.tmp-<pid of rank 0>", in the file's directory so that rename(2) is
+ * atomic; every rank derives the same name from rank 0's pid.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#define _POSIX_C_SOURCE 200809L
+
+#include "job/save.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "exec/exec.h"
+#include "io/h5array.h"
+#include "mpi/comm.h"
+#include "mpi/p2p.h"
+#include "eval/ops_io.h"
+#include "util/signals.h"
+#include "exec/stage.h"
+#include "util/trace.h"
+
+#define TOKEN_TAG 4244
+
+typedef struct save_entry {
+  const tsr_source *src;
+  int line, col;
+  char *file, *dataset;
+  tsr_node *node;
+  int gzip;
+} save_entry;
+
+typedef struct save_file {
+  char *path, *tmp;
+  int created; /* the temporary exists (rank 0 removes it on failure) */
+} save_file;
+
+static save_entry *saves;
+static int nsaves;
+static save_file *files;
+static int nfiles;
+
+int tsr_save_count(void) { return nsaves; }
+
+static int file_index(const char *path) {
+  for (int i = 0; i < nfiles; i++)
+    if (!strcmp(files[i].path, path)) return i;
+  return -1;
+}
+
+/* Whether dataset a is a group on the way to b ("/a" and "/a/b"). */
+static int is_parent(const char *a, const char *b) {
+  size_t n = strlen(a);
+  return strncmp(a, b, n) == 0 && b[n] == '/';
+}
+
+int tsr_save_add(const tsr_source *src, int line, int col, const char *file,
+                 const char *dataset, tsr_node *node, int gzip) {
+  for (int i = 0; i < nsaves; i++) {
+    if (strcmp(saves[i].file, file)) continue;
+    if (!strcmp(saves[i].dataset, dataset))
+      return tsr_source_error(src, line, col, TSR_ERR_VALUE,
+                              "dataset '%s' of '%s' is already saved on line %d", dataset, file,
+                              saves[i].line);
+    if (is_parent(saves[i].dataset, dataset) || is_parent(dataset, saves[i].dataset))
+      return tsr_source_error(src, line, col, TSR_ERR_VALUE,
+                              "datasets '%s' and '%s' of '%s' (line %d): one would be a group of "
+                              "the other", dataset, saves[i].dataset, file, saves[i].line);
+  }
+  save_entry *p = realloc(saves, sizeof *p * (size_t)(nsaves + 1));
+  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  saves = p;
+  save_entry *e = &saves[nsaves];
+  *e = (save_entry){src, line, col, strdup(file), strdup(dataset), node, gzip};
+  if (!e->file || !e->dataset) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  nsaves++;
+  if (file_index(file) < 0) {
+    save_file *q = realloc(files, sizeof *q * (size_t)(nfiles + 1));
+    if (!q) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    files = q;
+    files[nfiles] = (save_file){strdup(file), NULL, 0};
+    if (!files[nfiles].path) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    nfiles++;
+  }
+  return TSR_OK;
+}
+
+/* The first save into a file, for error positions. */
+static const save_entry *first_save(const char *path) {
+  for (int i = 0; i < nsaves; i++)
+    if (!strcmp(saves[i].file, path)) return &saves[i];
+  return NULL;
+}
+
+/* ---- checks before any work --------------------------------------------------- */
+
+static int target_error(const char *path, int code, const char *fmt, const char *arg) {
+  const save_entry *e = first_save(path);
+  char msg[768];
+  snprintf(msg, sizeof msg, fmt, path, arg);
+  return tsr_source_error(e->src, e->line, e->col, code, "%s", msg);
+}
+
+/* Rank 0: can path be written (or replaced) with a temporary beside it? */
+static int check_target(const char *path, int overwrite, const char *results_path) {
+  struct stat sb;
+  if (results_path && !strcmp(path, results_path))
+    return target_error(path, TSR_ERR_VALUE, "'%s' is also the results file (-o)%s", "");
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) return target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", "it is a directory");
+    if (!overwrite)
+      return target_error(path, TSR_ERR_IO, "'%s' exists%s: run with --overwrite to replace it", "");
+  }
+  size_t len = strlen(path) + 32;
+  char *tmp = malloc(len);
+  if (!tmp) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), st = TSR_OK;
+  if (fd < 0)
+    st = target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", strerror(errno));
+  else {
+    close(fd);
+    unlink(tmp);
+  }
+  free(tmp);
+  return st;
+}
+
+/* Rank 0 decides; the others learn the outcome and report nothing. */
+static int agree_rank0(int st, const char *what) {
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
+  if (st == TSR_OK && worst != TSR_OK) {
+    st = TSR_ERROR(worst, "rank 0 %s", what);
+    tsr_error_set_scope(TSR_SCOPE_SILENT);
+  }
+  return st;
+}
+
+int tsr_save_check(int overwrite, const char *results_path) {
+  if (nfiles == 0) return TSR_OK;
+  int st = TSR_OK;
+  if (tsr_comm_rank() == 0)
+    for (int i = 0; i < nfiles && st == TSR_OK; i++) st = check_target(files[i].path, overwrite, results_path);
+  return agree_rank0(st, "cannot write a saved file");
+}
+
+int tsr_save_plan(const tsr_exec *ex) {
+  for (int i = 0; i < nsaves; i++) TSR_CHECK(tsr_exec_check(ex, saves[i].node));
+  return TSR_OK;
+}
+
+/* ---- writing ----------------------------------------------------------------- */
+
+/* HDF5 chunks: the largest tessera chunk along each axis. */
+static void hdf5_chunks(const tsr_node *n, int64_t *chunk) {
+  const tsr_grid *g = &n->grid;
+  for (int a = 0; a < g->ndim; a++) {
+    chunk[a] = 1;
+    for (int64_t c = 0; c < g->nchunks[a]; c++) chunk[a] = g->sizes[a][c] > chunk[a] ? g->sizes[a][c] : chunk[a];
+  }
+  tsr_h5_cap_chunk(g->ndim, chunk, n->dtype == TSR_F32 ? 4 : 8);
+}
+
+static int collective_writes(const tsr_exec *ex) {
+#ifdef TSR_HAVE_PARALLEL_HDF5
+  return ex->size > 1;
+#else
+  (void)ex;
+  return 0;
+#endif
+}
+
+typedef struct writing {
+  tsr_exec *ex;
+  save_file *f;
+  const save_entry *e;
+  int collective;
+  tsr_h5_writer *w; /* open for the whole dataset: collective or one rank */
+} writing;
+
+static int write_chunks(writing *c, tsr_h5_writer *w, int64_t n, const int64_t *ids,
+                        double *const *host) {
+  const tsr_grid *g = &c->e->node->grid;
+  int st = TSR_OK;
+  double t0 = tsr_comm_time(), tt = tsr_trace_on ? tsr_trace_now() : 0.0, bytes = 0;
+  for (int64_t k = 0; k < n && st == TSR_OK; k++) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = 1;
+    tsr_grid_unravel(g, ids[k], idx);
+    tsr_grid_chunk_box(g, idx, start, extent);
+    for (int a = 0; a < g->ndim; a++) cnt *= extent[a];
+    if (cnt > 0)
+      st = tsr_h5_write(w, c->e->dataset, start, extent, host[k]);
+    else if (c->collective)
+      st = tsr_h5_write(w, c->e->dataset, NULL, NULL, NULL);
+    bytes += (double)cnt * (c->e->node->dtype == TSR_F32 ? 4.0 : 8.0);
+  }
+  c->ex->io_s += tsr_comm_time() - t0;
+  c->ex->io_bytes += bytes;
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_IO, "write chunks", tt, (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
+  return st;
+}
+
+/* After each wave: collective writes (every rank the same number of calls),
+ * one rank's open file, or the ranks in turn, each opening the file after the
+ * previous one closed it (serial HDF5 allows one writer at a time). */
+static int write_wave(void *vctx, int64_t n, const int64_t *ids, double *const *host) {
+  writing *c = vctx;
+  tsr_exec *ex = c->ex;
+  if (tsr_node_size(c->e->node) == 0) return TSR_OK; /* nothing to write, on any rank */
+  if (c->collective) {
+    int most = (int)n;
+    TSR_CHECK(tsr_comm_max_int(most, &most));
+    int st = write_chunks(c, c->w, n, ids, host);
+    for (int64_t k = n; k < most; k++) {
+      int rs = tsr_h5_write(c->w, c->e->dataset, NULL, NULL, NULL);
+      if (st == TSR_OK) st = rs;
+    }
+    return st;
+  }
+  if (c->w) return write_chunks(c, c->w, n, ids, host);
+  int token = TSR_OK, st = TSR_OK;
+  if (ex->rank > 0) TSR_CHECK(tsr_p2p_recv_int(ex->rank - 1, &token, TOKEN_TAG));
+  if (token == TSR_OK && n > 0) {
+    tsr_h5_writer *w = NULL;
+    st = tsr_h5_writer_open(c->f->tmp, c->f->path, 0, &w);
+    if (st == TSR_OK) st = write_chunks(c, w, n, ids, host);
+    int cs = tsr_h5_writer_close(w);
+    if (st == TSR_OK) st = cs;
+  }
+  if (ex->rank + 1 < ex->size) {
+    int rs = tsr_p2p_send_int(ex->rank + 1, token != TSR_OK ? token : st, TOKEN_TAG);
+    if (st == TSR_OK) st = rs;
+  }
+  return st;
+}
+
+/* Creates f's temporary file with every dataset saved into it. */
+static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer **keep) {
+  tsr_h5_writer *w = NULL;
+  int st = TSR_OK;
+  *keep = NULL;
+  if (collective || ex->rank == 0) {
+    st = tsr_h5_writer_create(f->tmp, f->path, collective, &w);
+    if (st == TSR_OK && ex->rank == 0) {
+      f->created = 1;
+      tsr_signals_add_temp(f->tmp); /* Ctrl-C removes it at once */
+    }
+    for (int i = 0; i < nsaves && st == TSR_OK; i++) {
+      const save_entry *e = &saves[i];
+      if (strcmp(e->file, f->path)) continue;
+      int64_t chunk[TSR_MAXDIM];
+      hdf5_chunks(e->node, chunk);
+      st = tsr_h5_define(w, e->dataset, e->node->grid.ndim, e->node->grid.shape, chunk,
+                         e->node->dtype == TSR_F32, e->gzip);
+    }
+    if (collective || ex->size == 1) {
+      *keep = w; /* written by every rank (collective) or the only one */
+    } else {
+      int cs = tsr_h5_writer_close(w);
+      if (st == TSR_OK) st = cs;
+    }
+  }
+  st = tsr_agree(st);
+  if (st != TSR_OK && *keep) {
+    tsr_h5_writer_close(*keep);
+    *keep = NULL;
+  }
+  return st;
+}
+
+static int write_file(tsr_exec *ex, save_file *f) {
+  int collective = collective_writes(ex);
+  tsr_h5_writer *w = NULL;
+  TSR_CHECK(create_file(ex, f, collective, &w));
+  int st = TSR_OK;
+  for (int i = 0; i < nsaves && st == TSR_OK; i++) {
+    if (strcmp(saves[i].file, f->path)) continue;
+    writing c = {ex, f, &saves[i], collective, w};
+    st = tsr_exec_prepare(ex, saves[i].node); /* the reductions it reads */
+    if (st == TSR_OK) st = tsr_stage_waves(ex, saves[i].node, write_wave, &c);
+  }
+  if (w) {
+    int cs = tsr_h5_writer_close(w);
+    if (st == TSR_OK) st = cs;
+  }
+  return tsr_agree(st);
+}
+
+int tsr_save_run(tsr_exec *ex) {
+  if (nfiles == 0) return TSR_OK;
+  long pid = (long)getpid();
+  TSR_CHECK(tsr_p2p_bcast(&pid, sizeof pid));
+  for (int i = 0; i < nfiles; i++) {
+    size_t len = strlen(files[i].path) + 32;
+    TSR_MALLOC(files[i].tmp, len);
+    snprintf(files[i].tmp, len, "%s.tmp-%ld", files[i].path, pid);
+  }
+  for (int i = 0; i < nfiles; i++) TSR_CHECK(write_file(ex, &files[i]));
+  return TSR_OK;
+}
+
+/* ---- commit or abort ---------------------------------------------------------- */
+
+static int sync_path(const char *path, const char *shown) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return TSR_ERROR(TSR_ERR_IO, "cannot sync '%s': %s", shown, strerror(errno));
+  int rc = fsync(fd), err = errno;
+  close(fd);
+  if (rc < 0) return TSR_ERROR(TSR_ERR_IO, "cannot sync '%s': %s", shown, strerror(err));
+  return TSR_OK;
+}
+
+int tsr_save_commit(const tsr_attr *attrs, int nattrs) {
+  if (nfiles == 0) return TSR_OK;
+  int st = TSR_OK;
+  if (tsr_comm_rank() == 0) {
+    for (int i = 0; i < nfiles && st == TSR_OK; i++) {
+      save_file *f = &files[i];
+      st = tsr_h5_set_attrs(f->tmp, f->path, attrs, nattrs);
+      if (st == TSR_OK) st = sync_path(f->tmp, f->path);
+    }
+    for (int i = 0; i < nfiles && st == TSR_OK; i++) {
+      tsr_signals_remove_temp(files[i].tmp);
+      if (rename(files[i].tmp, files[i].path) < 0)
+        st = TSR_ERROR(TSR_ERR_IO, "cannot rename the temporary file onto '%s': %s", files[i].path,
+                       strerror(errno));
+      else
+        files[i].created = 0;
+    }
+    if (st != TSR_OK) tsr_save_abort();
+  }
+  return agree_rank0(st, "could not finish a saved file");
+}
+
+void tsr_save_abort(void) {
+  if (tsr_comm_rank() != 0) return;
+  for (int i = 0; i < nfiles; i++)
+    if (files[i].created && files[i].tmp) {
+      tsr_signals_remove_temp(files[i].tmp);
+      unlink(files[i].tmp);
+      files[i].created = 0;
+    }
+}
+
+void tsr_io_job_end(void) {
+  for (int i = 0; i < nsaves; i++) {
+    free(saves[i].file);
+    free(saves[i].dataset);
+  }
+  for (int i = 0; i < nfiles; i++) {
+    free(files[i].path);
+    free(files[i].tmp);
+  }
+  free(saves);
+  free(files);
+  saves = NULL;
+  files = NULL;
+  nsaves = nfiles = 0;
+  tsr_stage_job_end();
+  tsr_h5src_free_all();
+}

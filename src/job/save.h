@@ -1,0 +1,54 @@
+/*
+ * save.h - the `save(file, dataset, array)` statements of a job.
+ *
+ * Interpreting a save only records it (and checks its arguments). Before any
+ * work, rank 0 checks every target file (an existing file needs --overwrite,
+ * the directory must take a temporary file) and the ranks agree. After the
+ * small values are computed, each file is written under a temporary name in
+ * its directory: every rank computes the chunks it owns, wave by wave, and
+ * writes them as hyperslabs (collective MPI-IO writes with parallel HDF5;
+ * with serial HDF5 the ranks write in turn, rank r after rank r-1). Only when
+ * the whole job has succeeded on every rank does rank 0 add the provenance
+ * attributes, sync and rename each file onto its final name; a failed run
+ * removes the temporaries, so an existing file is replaced only on success.
+ */
+#ifndef TSR_SAVE_H
+#define TSR_SAVE_H
+
+#include "lang/ast.h"
+#include "exec/exec.h"
+#include "io/results.h"
+
+/* Records save(file, dataset, node) written at `at` (gzip: level 0-9, or -1
+ * for none). A second save of the same dataset into the same file is an
+ * error located at `at`. */
+int tsr_save_add(const tsr_source *src, int line, int col, const char *file,
+                 const char *dataset, tsr_node *node, int gzip);
+
+/* Number of saves recorded by this job. */
+int tsr_save_count(void);
+
+/* Before any work: rank 0 checks every target (exists without overwrite,
+ * the results file -o itself, a directory that cannot take the temporary);
+ * every rank returns the same status. Collective. */
+int tsr_save_check(int overwrite, const char *results_path);
+
+/* Before any work: every saved array can be computed within the memory
+ * budget (the executor's check). Collective errors. */
+int tsr_save_plan(const tsr_exec *ex);
+
+/* Computes and writes every saved array into its temporary file. Collective. */
+int tsr_save_run(tsr_exec *ex);
+
+/* After a successful job: rank 0 adds attrs to each file, syncs it and
+ * renames it onto its final name; every rank returns the same status.
+ * Collective. On failure the temporaries are removed. */
+int tsr_save_commit(const tsr_attr *attrs, int nattrs);
+
+/* After a failed job: removes the temporaries (rank 0). Not collective. */
+void tsr_save_abort(void);
+
+/* Forgets the job's saves, loads and open files (end of every job). */
+void tsr_io_job_end(void);
+
+#endif

@@ -1,0 +1,472 @@
+/*
+ * session.c - one job from text to results: parse, interpret, plan, compute
+ * what must be printed or written, print on rank 0, write the results file.
+ * Everything before the first compute is deterministic and identical on all
+ * ranks, so a user error is found by every rank at once, before heavy work.
+ */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lang/ast.h"
+#include "backend/backend.h"
+#include "util/error.h"
+#include "exec/exec.h"
+#include "eval/interp.h"
+#include "io/results.h"
+#include "linalg/linalg.h"
+#include "mpi/comm.h"
+#include "eval/ops.h"
+#include "job/save.h"
+#include "util/signals.h"
+#include "job/summary.h"
+#include "tessera.h"
+#include "util/trace.h"
+
+/* Values with at most this many elements are printed and written. */
+#define SMALL_ELEMS ((int64_t)1 << 20)
+
+void tsr_options_default(tsr_options *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->backend = TSR_BACKEND_AUTO;
+  opt->progress = -1;
+  opt->gpus_shared = getenv("TESSERA_GPUS_SHARED") != NULL; /* for test suites on GPU nodes */
+}
+
+int tsr_init(int *argc, char ***argv) {
+  TSR_CHECK(tsr_comm_init(argc, argv));
+  tsr_signals_install();
+  return TSR_OK;
+}
+
+void tsr_finalize(void) { tsr_comm_finalize(); }
+int tsr_rank(void) { return tsr_comm_rank(); }
+int tsr_size(void) { return tsr_comm_size(); }
+
+/* ---- resources ------------------------------------------------------------ */
+
+static size_t available_memory(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  size_t kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  if (kb == 0) kb = (size_t)4 << 20; /* 4 GiB when unknown */
+  return kb * 1024;
+}
+
+/* Threads per rank: OMP_NUM_THREADS when set; otherwise the cores this rank
+ * is bound to, or the node's cores shared among its ranks when unbound. */
+static int default_threads(void) {
+  if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+  cpu_set_t set;
+  long node = sysconf(_SC_NPROCESSORS_ONLN);
+  int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)node;
+  int t = mine < node ? mine : (int)(node / tsr_comm_local_size());
+  return t > 0 ? t : 1;
+}
+
+static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
+  if (opt->backend == TSR_BACKEND_CUDA) {
+    if (!tsr_gpu_backend.available())
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s",
+#ifdef TSR_HAVE_CUDA
+                       "--backend=cuda: no usable GPU is visible to this rank"
+#else
+                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)"
+#endif
+      );
+    *be = &tsr_gpu_backend;
+  } else if (opt->backend == TSR_BACKEND_AUTO && tsr_gpu_backend.available()) {
+    *be = &tsr_gpu_backend;
+  } else {
+    *be = &tsr_cpu_backend;
+  }
+  return TSR_OK;
+}
+
+static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
+  memset(ex, 0, sizeof *ex);
+  TSR_CHECK(choose_backend(opt, &ex->be));
+  ex->rank = tsr_comm_rank();
+  ex->size = tsr_comm_size();
+  ex->threads = opt->threads > 0 ? opt->threads : default_threads();
+  ex->mem_limit = opt->mem_limit ? opt->mem_limit
+                                 : available_memory() / 2 / (size_t)tsr_comm_local_size();
+  ex->no_fuse = opt->no_fuse;
+  ex->progress = opt->quiet ? 0 : opt->progress;
+  tsr_backend_config cfg = {ex->threads, opt->mem_limit, opt->gpus_shared};
+  return ex->be->setup(&cfg);
+}
+
+/* Rank 0 makes sure the results file can be created before any work; the
+ * other ranks learn the outcome, and report nothing themselves. */
+static int probe_output(const char *path) {
+  int st = tsr_comm_rank() == 0 ? tsr_results_probe(path) : TSR_OK;
+  int worst = st;
+  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
+  if (st == TSR_OK && worst != TSR_OK) {
+    st = TSR_ERROR(worst, "rank 0 cannot create the results file");
+    tsr_error_set_scope(TSR_SCOPE_SILENT);
+  }
+  return st;
+}
+
+/* ---- what to compute ---------------------------------------------------- */
+
+static int is_small(const tsr_value *v) {
+  return v->kind != V_ARRAY || tsr_node_size(v->arr) <= SMALL_ELEMS;
+}
+
+static int check_value(const tsr_exec *ex, const tsr_value *v) {
+  if (v->kind == V_ARRAY) return tsr_exec_check(ex, v->arr);
+  for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
+    TSR_CHECK(check_value(ex, &v->items[i]));
+  return TSR_OK;
+}
+
+static int compute_value(tsr_exec *ex, tsr_value *v) {
+  if (v->kind == V_ARRAY) return tsr_exec_compute(ex, v->arr);
+  for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
+    TSR_CHECK(compute_value(ex, &v->items[i]));
+  return TSR_OK;
+}
+
+/* ---- results file -------------------------------------------------------- */
+
+typedef struct timings {
+  double parse, plan, compute, comm, write, total;
+} timings;
+
+static void iso_date(char *buf, size_t n) {
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Provenance attributes of every file a run writes (results file, saves). */
+typedef struct provenance {
+  char date[64], devices[256], ver[32];
+  tsr_attr attrs[16];
+  int n;
+} provenance;
+
+static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exec *ex,
+                            const struct tsr_interp *ip, const char *text, const timings *t) {
+  iso_date(p->date, sizeof p->date);
+  ex->be->describe(p->devices, sizeof p->devices);
+  snprintf(p->ver, sizeof p->ver, "%s", TSR_VERSION);
+  tsr_attr attrs[] = {
+      {"job", text, 0},
+      {"tessera_version", p->ver, 0},
+      {"backend", ex->be->name, 0},
+      {"devices", p->devices, 0},
+      {"date", p->date, 0},
+      {"fused", opt->no_fuse ? "no" : "yes", 0},
+      {"ranks", NULL, ex->size},
+      {"threads_per_rank", NULL, ex->threads},
+      {"seed", NULL, (double)opt->seed},
+      {"random_streams", NULL, (double)ip->streams},
+      {"time_parse_s", NULL, t->parse},
+      {"time_plan_s", NULL, t->plan},
+      {"time_compute_s", NULL, t->compute},
+      {"time_comm_s", NULL, t->comm},
+      {"time_total_s", NULL, t->total},
+  };
+  p->n = (int)(sizeof attrs / sizeof *attrs);
+  memcpy(p->attrs, attrs, sizeof attrs);
+}
+
+static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_interp *ip,
+                         const char *text, const timings *t) {
+  tsr_result_item *items = calloc((size_t)ip->nnames + 1, sizeof *items);
+  double *scalars = calloc((size_t)ip->nnames + 1, sizeof *scalars);
+  if (!items || !scalars) {
+    free(items);
+    free(scalars);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  int n = 0;
+  for (int i = 0; i < ip->nnames; i++) {
+    const tsr_binding *b = &ip->names[i];
+    const tsr_value *v = &b->value;
+    if (b->is_expression || !is_small(v)) continue;
+    if (v->kind == V_ARRAY) {
+      items[n] = (tsr_result_item){b->name, v->arr->grid.ndim, v->arr->grid.shape,
+                                   v->arr->dtype == TSR_F32, v->arr->value};
+    } else if (tsr_value_is_number(v)) {
+      scalars[i] = tsr_value_number(v);
+      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i]};
+    } else {
+      continue;
+    }
+    n++;
+  }
+  provenance pv;
+  provenance_fill(&pv, opt, ex, ip, text, t);
+  int st = tsr_results_write(opt->output, items, n, pv.attrs, pv.n);
+  free(items);
+  free(scalars);
+  return st;
+}
+
+/* ---- printing ---------------------------------------------------------------- */
+
+static void print_bindings(FILE *out, const struct tsr_interp *ip) {
+  for (int i = 0; i < ip->nnames; i++) {
+    const tsr_binding *b = &ip->names[i];
+    if (!is_small(&b->value) || b->value.kind == V_NONE) continue;
+    fprintf(out, "%s = ", b->name);
+    if (b->value.kind == V_ARRAY && b->value.arr->grid.ndim > 1) fputc('\n', out);
+    tsr_value_print(out, &b->value);
+    fputc('\n', out);
+  }
+  fflush(out);
+}
+
+static void print_summary(const tsr_exec *ex, const timings *t) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double gb = ex->elements * 8.0 / 1e9;
+  fprintf(stderr,
+          "tessera: %d rank%s x %d thread%s, %s backend%s: compute %.3f s (%.3g GB logical, "
+          "%.2f GB/s per rank), comm %.3f s (%s), total %.3f s, peak RSS %.0f MB",
+          ex->size, ex->size == 1 ? "" : "s", ex->threads, ex->threads == 1 ? "" : "s",
+          ex->be->name, ex->no_fuse ? " (no fusion)" : "", t->compute, gb,
+          t->compute > 0 ? gb / t->compute : 0.0, t->comm, tsr_comm_transport_name(), t->total,
+          ru.ru_maxrss / 1024.0);
+  size_t dev = ex->be->peak_memory ? ex->be->peak_memory() : 0;
+  if (dev) fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
+  fputc('\n', stderr);
+}
+
+/* ---- the end of a run: summary table and trace ------------------------------ */
+
+/* --trace: rank 0 checks the file can be made, then every rank records. The
+ * phases before (parse from *mark to parsed, setup since) are recorded now. */
+static int trace_begin(const tsr_options *opt, double *mark, double parsed) {
+  if (!opt->trace) return TSR_OK;
+  TSR_CHECK(tsr_trace_probe(opt->trace));
+  tsr_trace_start();
+  double now = tsr_trace_now();
+  tsr_trace_span(TSR_TRACE_PHASE, "parse", 0, *mark, parsed, (tsr_trace_args){-1, 0, 0, 0});
+  tsr_trace_span(TSR_TRACE_PHASE, "setup", 0, parsed, now, (tsr_trace_args){-1, 0, 0, 0});
+  *mark = now;
+  return TSR_OK;
+}
+
+/* Records the phase that began at *mark and ends now; the next begins now. */
+static void trace_phase(const char *name, double *mark) {
+  if (!tsr_trace_on) return;
+  double now = tsr_trace_now();
+  tsr_trace_span(TSR_TRACE_PHASE, name, 0, *mark, now, (tsr_trace_args){-1, 0, 0, 0});
+  *mark = now;
+}
+
+/* After a successful run, on every rank: the summary table (unless --quiet)
+ * and the trace file (--trace), both gathered to rank 0. Collective. */
+static int finish_run(const tsr_options *opt, const tsr_exec *ex, const timings *t) {
+  if (!opt->quiet) {
+    tsr_run_times rt = {t->parse, t->plan, t->compute, t->comm, t->write, t->total};
+    TSR_CHECK(tsr_summary_report(ex, &rt, stderr));
+  }
+  if (!opt->trace) return TSR_OK;
+  char meta[512];
+  snprintf(meta, sizeof meta,
+           "\"tessera_version\":\"%s\",\"backend\":\"%s\",\"threads_per_rank\":%d,"
+           "\"fused\":%s",
+           TSR_VERSION, ex->be->name, ex->threads, ex->no_fuse ? "false" : "true");
+  return tsr_trace_write(opt->trace, meta);
+}
+
+/* ---- entry points ------------------------------------------------------------- */
+
+static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
+  double t0 = tsr_comm_time();
+  for (int i = 0; i < ip->nnames; i++)
+    if (is_small(&ip->names[i].value)) TSR_CHECK(check_value(ex, &ip->names[i].value));
+  TSR_CHECK(tsr_save_plan(ex));
+  for (int i = 0; i < ip->nnames; i++) {
+    tsr_value *v = &ip->names[i].value;
+    if (is_small(v)) TSR_CHECK(compute_value(ex, v));
+  }
+  TSR_CHECK(tsr_save_run(ex)); /* into temporary files, renamed at the end */
+  t->compute = tsr_comm_time() - t0 - ex->comm_s;
+  t->comm = ex->comm_s;
+  return TSR_OK;
+}
+
+int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE *out) {
+  double t0 = tsr_comm_time(), mark = tsr_trace_now();
+  timings t = {0};
+  tsr_source src = {name, text};
+  ast_program prog;
+  TSR_CHECK(tsr_parse_program(&src, &prog));
+  struct tsr_interp ip;
+  tsr_interp_init(&ip, &src, opt->seed);
+  tsr_exec ex;
+  int st = tsr_interp_program(&ip, &prog);
+  t.parse = tsr_comm_time() - t0;
+  double parsed = tsr_trace_now();
+  if (st == TSR_OK) st = exec_setup(opt, &ex);
+  if (st == TSR_OK && opt->output) st = probe_output(opt->output);
+  if (st == TSR_OK) st = tsr_save_check(opt->overwrite, opt->output);
+  if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
+  t.plan = tsr_comm_time() - t0 - t.parse;
+  if (st == TSR_OK) st = plan_and_compute(&ex, &ip, &t);
+  trace_phase("compute", &mark);
+  t.total = tsr_comm_time() - t0;
+  /* Every rank knows the same st here (errors so far are collective), so
+   * either all ranks take part in the agreement on the results file or none. */
+  int computed = st == TSR_OK;
+  if (computed && ex.rank == 0) {
+    print_bindings(out, &ip);
+    double tw = tsr_comm_time(), trw = tsr_trace_now();
+    if (opt->output) st = write_results(opt, &ex, &ip, text, &t);
+    t.write = tsr_comm_time() - tw;
+    struct stat sb;
+    if (opt->output && st == TSR_OK) {
+      double bytes = stat(opt->output, &sb) == 0 ? (double)sb.st_size : 0.0;
+      ex.io_s += t.write;
+      ex.io_bytes += bytes;
+      if (tsr_trace_on)
+        tsr_trace_span(TSR_TRACE_IO, "write results", 0, trw, tsr_trace_now(),
+                       (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
+    }
+  }
+  if (computed && opt->output) {
+    int worst = st;
+    if (tsr_comm_max_int(st, &worst) == TSR_OK && worst != TSR_OK && st == TSR_OK)
+      st = TSR_ERROR(worst, "rank 0 could not write the results file");
+  }
+  /* Saved files get their names only now that everything has succeeded. */
+  if (st == TSR_OK) {
+    provenance pv;
+    provenance_fill(&pv, opt, &ex, &ip, text, &t);
+    st = tsr_save_commit(pv.attrs, pv.n);
+  }
+  if (st != TSR_OK) tsr_save_abort();
+  trace_phase("write", &mark);
+  if (st == TSR_OK && ex.rank == 0 && !opt->quiet) print_summary(&ex, &t);
+  if (st == TSR_OK) st = finish_run(opt, &ex, &t);
+  if (st != TSR_OK) tsr_trace_discard();
+  tsr_interp_free(&ip);
+  tsr_ast_program_free(&prog);
+  tsr_nodes_free_all();
+  tsr_io_job_end();
+  tsr_linalg_job_end();
+  return st;
+}
+
+/* Computes v (repeat times for benchmarks: each time from scratch, after a
+ * barrier) and returns the compute time of each run in times[], and the
+ * communication time of the last run in *last_comm (the first run may pay
+ * one-time costs, such as NCCL's connection setup). */
+static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times,
+                         double *last_comm) {
+  for (int r = 0; r < repeat; r++) {
+    tsr_nodes_clear_values();
+    TSR_CHECK(tsr_comm_barrier());
+    double t0 = tsr_comm_time();
+    *last_comm = ex->comm_s;
+    TSR_CHECK(compute_value(ex, v));
+    TSR_CHECK(tsr_comm_barrier());
+    times[r] = tsr_comm_time() - t0;
+    *last_comm = ex->comm_s - *last_comm;
+  }
+  return TSR_OK;
+}
+
+int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
+  double t0 = tsr_comm_time(), times[64], mark = tsr_trace_now(), last_comm = 0;
+  int repeat = opt->repeat > 0 ? (opt->repeat < 64 ? opt->repeat : 64) : 1;
+  timings t = {0};
+  tsr_source src = {"<eval>", expr};
+  ast_node *e;
+  TSR_CHECK(tsr_parse_expression(&src, &e));
+  struct tsr_interp ip;
+  tsr_interp_init(&ip, &src, opt->seed);
+  tsr_value v;
+  tsr_exec ex;
+  int st = tsr_interp_expr(&ip, e, &v);
+  if (st == TSR_OK && tsr_save_count() > 0)
+    st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
+                          "save() writes files only in job files (tessera run FILE)");
+  if (st == TSR_OK && !is_small(&v))
+    st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
+                          "the result has %lld elements; eval prints at most %lld: reduce or slice it",
+                          (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
+  double parsed = tsr_trace_now();
+  if (st == TSR_OK) st = exec_setup(opt, &ex);
+  if (st == TSR_OK) st = check_value(&ex, &v);
+  t.parse = tsr_comm_time() - t0;
+  if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
+  if (st == TSR_OK) st = compute_timed(&ex, &v, repeat, times, &last_comm);
+  trace_phase("compute", &mark);
+  t.comm = st == TSR_OK ? last_comm : 0;
+  if (st == TSR_OK) { /* the summary shows one run */
+    ex.elements /= repeat;
+    ex.compute_s /= repeat;
+    ex.comm_s /= repeat;
+    ex.comm_bytes /= repeat;
+    ex.chunks_done /= repeat;
+  }
+  t.compute = st == TSR_OK ? times[repeat - 1] - t.comm : 0;
+  t.total = tsr_comm_time() - t0;
+  if (st == TSR_OK && ex.rank == 0) {
+    tsr_value_print(out, &v);
+    fputc('\n', out);
+    fflush(out);
+    for (int r = 0; r < repeat && repeat > 1 && !opt->quiet; r++)
+      fprintf(stderr, "tessera: run %d of %d: %.6f s\n", r + 1, repeat, times[r]);
+    if (!opt->quiet) print_summary(&ex, &t);
+  }
+  if (st == TSR_OK) st = finish_run(opt, &ex, &t);
+  if (st != TSR_OK) tsr_trace_discard();
+  tsr_interp_free(&ip);
+  tsr_ast_free(e);
+  tsr_nodes_free_all();
+  tsr_io_job_end();
+  tsr_linalg_job_end();
+  return st;
+}
+
+void tsr_info(FILE *out) {
+  char buf[256];
+  fprintf(out, "tessera %s\n", TSR_VERSION);
+  fprintf(out, "ranks: %d (this node: %d)\n", tsr_comm_size(), tsr_comm_local_size());
+  tsr_cpu_backend.describe(buf, sizeof buf);
+  fprintf(out, "backend %s\n", buf);
+  tsr_gpu_backend.describe(buf, sizeof buf);
+  fprintf(out, "backend %s\n", buf);
+  fprintf(out, "mpi: CUDA-aware %s (device data moves through %s)\n",
+          tsr_comm_mpi_cuda_aware() ? "yes" : "no",
+#ifdef TSR_HAVE_CUDA
+          "NCCL with the cuda backend"
+#else
+          "host buffers and MPI"
+#endif
+  );
+#ifdef TSR_HAVE_PARALLEL_HDF5
+  fprintf(out, "hdf5: parallel (load/save: collective MPI-IO reads and writes)\n");
+#else
+  fprintf(out, "hdf5: serial (load: independent reads; save: ranks write in turn)\n");
+#endif
+  fprintf(out, "operations:\n");
+  static const char *kinds[] = {"generator", "elementwise", "reduction", "array"};
+  for (int i = 0; i < tsr_nops; i++)
+    fprintf(out, "  %-10s %-12s %s\n", tsr_ops[i].name, kinds[tsr_ops[i].kind], tsr_ops[i].doc);
+}

@@ -1,0 +1,48 @@
+/* signals.c - see signals.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "util/signals.h"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t interrupted;
+
+/* A slot is filled before it is marked used and unmarked before it is
+ * reused, so the handler only ever reads complete paths. */
+#define MAX_TEMPS 64
+static char temps[MAX_TEMPS][1024];
+static volatile sig_atomic_t used[MAX_TEMPS];
+
+static void on_signal(int sig) {
+  interrupted = sig;
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (used[i]) unlink(temps[i]); /* async-signal-safe */
+}
+
+int tsr_signals_add_temp(const char *path) {
+  if (strlen(path) >= sizeof temps[0]) return 0;
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (!used[i]) {
+      strcpy(temps[i], path);
+      used[i] = 1;
+      return 1;
+    }
+  return 0;
+}
+
+void tsr_signals_remove_temp(const char *path) {
+  for (int i = 0; i < MAX_TEMPS; i++)
+    if (used[i] && !strcmp(temps[i], path)) used[i] = 0;
+}
+
+void tsr_signals_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int tsr_interrupted(void) { return interrupted != 0; }
