@@ -1,10 +1,17 @@
 /*
- * backend.h - the ops table every backend fills (the PETSc interface/impls
- * pattern): the executor calls these and never a backend's own functions.
+ * backend.h - the one door to a backend (the PETSc interface/impls pattern).
  *
- * A backend evaluates a fused program (program.h) over boxes of its output
- * space, either materializing the values or reducing them to partials
- * (stats.h). The CPU backend lives in src/cpu/, the CUDA backend in src/gpu/.
+ * A backend fills a tsr_backend_ops table (designated initializers; an op it
+ * lacks stays NULL) and is registered by name in registry.c. Everything above
+ * this layer calls the checked wrappers tsr_be_*() declared below, never
+ * be->op() itself: the wrapper owns the "backend X has no op Y" error, the
+ * trace span of the call and the progress count, so a call site is one line.
+ *
+ * A backend evaluates a fused program (fuse/program.h) over boxes of its
+ * output space, either materializing the values or reducing them to partials
+ * (kernel/stats.h). The CPU backend lives in src/cpu/, the CUDA backend in
+ * src/gpu/. Backends never see MPI: what needs ranks (which device, whether
+ * ranks share it) is decided in job/ and handed in through the config.
  */
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
@@ -12,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mpi/p2p.h"
 #include "fuse/program.h"
 #include "kernel/stats.h"
+#include "util/trace.h"
 
 /* Called by workers as chunks finish (elements done), for progress lines. */
 typedef void (*tsr_progress_fn)(void *ctx, int64_t elements);
@@ -26,19 +33,34 @@ typedef struct tsr_reduce_batch {
   const tsr_grid *grid;
   int64_t nchunks;
   const int64_t *ids;
-  int kind;     /* tsr_red_kind */
-  int axis;     /* -1: all axes */
+  int kind; /* tsr_red_kind */
+  int axis; /* -1: all axes */
   tsr_stat **out;
   tsr_progress_fn progress;
   void *progress_ctx;
 } tsr_reduce_batch;
 
-/* What a backend is told at setup. */
+/* What a backend is told at setup (job/setup.c fills it). */
 typedef struct tsr_backend_config {
   int threads;      /* CPU threads per rank */
   size_t mem_limit; /* bytes per rank (device memory for GPU backends) */
   int gpus_shared;  /* several ranks may share one GPU */
+  int dense;        /* offer the dense kernels (TESSERA_GPU_LINALG for the CUDA ones) */
 } tsr_backend_config;
+
+/* One message of an exchange: n doubles of backend memory at buf, to or
+ * from rank peer. */
+typedef struct tsr_be_msg {
+  int peer;
+  double *buf;
+  size_t n;
+} tsr_be_msg;
+
+/* Capabilities (the caps op; fixed once setup has run). */
+enum {
+  TSR_BE_HOST_MEMORY = 1u << 0, /* alloc returns host memory: MPI and memcpy read it as it is */
+  TSR_BE_DENSE = 1u << 1,       /* qr, svd and gemm are on */
+};
 
 typedef struct tsr_backend_ops {
   const char *name;
@@ -47,6 +69,8 @@ typedef struct tsr_backend_ops {
   /* Prepares devices, streams, pools for this rank. */
   int (*setup)(const tsr_backend_config *cfg);
   void (*teardown)(void);
+  /* TSR_BE_* flags. */
+  unsigned (*caps)(void);
   /* Reduces a batch of chunks (the fused hot path). */
   int (*reduce_chunks)(const tsr_reduce_batch *batch);
   /* Materializes prog over one box into out: row-major, in backend memory
@@ -58,26 +82,25 @@ typedef struct tsr_backend_ops {
                     int kind, int axis, tsr_stat *out);
   /* Backend memory, where --no-fuse keeps materialized chunks (host memory
    * for the CPU, device memory for the GPU); CHUNKS leaves and leaves marked
-   * resident read it. download copies n values of it to host memory. */
+   * resident read it. download copies n values of it to host memory, upload
+   * n values of host memory into it. */
   int (*alloc)(size_t bytes, double **ptr);
   void (*release)(double *ptr);
   int (*download)(const double *src, double *dst, size_t n);
+  int (*upload)(const double *src, double *dst, size_t n);
   /* One line for `tessera info`. */
   void (*describe)(char *buf, size_t n);
   /* Peak backend memory this rank used since setup (device memory for the
    * GPU), in bytes; 0 when the backend does not measure it. */
   size_t (*peak_memory)(void);
-  /* Rechunking: sends and receives pieces held in backend memory (from
-   * alloc), one message per peer and direction, all posted at once; returns
-   * when every message has arrived. Optional: NULL makes the executor
-   * download the pieces and move host copies with MPI point-to-point
-   * (stage.c), which is how a GPU backend works until it moves device
-   * buffers itself (NCCL send/recv). The CPU's memory is host memory, so its
-   * exchange is MPI point-to-point on the buffers themselves. */
-  int (*exchange)(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs);
+  /* Optional: sends and receives pieces held in backend memory, one message
+   * per peer and direction, all posted at once; returns when every message
+   * has arrived. Without it the executor moves host memory with MPI (the
+   * buffers themselves when TSR_BE_HOST_MEMORY, downloaded copies otherwise). */
+  int (*exchange)(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs, int nrecvs);
   /* Dense kernels of src/linalg, on row-major matrices in host memory;
    * threads may call them at once, and the same operands give the same bits
-   * on every call. NULL: the backend has none, and linalg uses the CPU's.
+   * on every call. Offered when caps has TSR_BE_DENSE.
    * qr: a (m x n) = q (m x K) r (K x n, upper triangular, zeros below), with
    * K = min(m, n). svd: a (m x n) = u (m x P) diag(s) vt (P x n), P =
    * min(m, n), s descending. gemm: c (m x n) = a (m x k) b (k x n) + beta c,
@@ -88,10 +111,63 @@ typedef struct tsr_backend_ops {
               int64_t ldb, double beta, double *c, int64_t ldc);
 } tsr_backend_ops;
 
-extern const tsr_backend_ops tsr_cpu_backend;
-extern const tsr_backend_ops tsr_gpu_backend;
+/* ---- the registry (registry.c) ----------------------------------------- */
 
-/* Elements of the partial of one box: 1, or the box's size without `axis`. */
-int64_t tsr_partial_count(int ndim, const int64_t *extent, int axis);
+/* The backend registered under name ("cpu", "cuda"); NULL when this build
+ * has none of that name. */
+const tsr_backend_ops *tsr_backend_find(const char *name);
+/* Registered backends, in registration order (the CPU's first). */
+int tsr_backend_count(void);
+const tsr_backend_ops *tsr_backend_at(int i);
+
+/* ---- the checked wrappers (backend.c) ---------------------------------- */
+
+/* What one call over a box reports: a trace span of category cat named
+ * name (a literal or a table entry) for chunk (-1: none), counting one chunk
+ * task when counts_chunk and 8 bytes per element when counts_bytes; and,
+ * when it succeeds, the box's elements to progress (may be NULL). A NULL
+ * span: nothing is reported. */
+typedef struct tsr_be_span {
+  tsr_trace_cat cat;
+  const char *name;
+  int64_t chunk;
+  int counts_chunk, counts_bytes;
+  tsr_progress_fn progress;
+  void *progress_ctx;
+} tsr_be_span;
+
+int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg);
+void tsr_be_teardown(const tsr_backend_ops *be);
+unsigned tsr_be_caps(const tsr_backend_ops *be);
+const char *tsr_be_name(const tsr_backend_ops *be);
+int tsr_be_reduce_chunks(const tsr_backend_ops *be, const tsr_reduce_batch *b);
+int tsr_be_eval_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
+                    const int64_t *extent, double *out, const tsr_be_span *span);
+/* alloc (the box's elements, at least one) + eval_box; *out is NULL on failure. */
+int tsr_be_eval_new(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
+                    const int64_t *extent, double **out, const tsr_be_span *span);
+int tsr_be_reduce_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
+                      const int64_t *extent, int kind, int axis, tsr_stat *out,
+                      const tsr_be_span *span);
+/* n doubles of backend memory (at least one). */
+int tsr_be_alloc(const tsr_backend_ops *be, size_t n, double **ptr);
+void tsr_be_release(const tsr_backend_ops *be, double *ptr); /* NULL: nothing */
+int tsr_be_download(const tsr_backend_ops *be, const double *src, double *dst, size_t n);
+int tsr_be_upload(const tsr_backend_ops *be, const double *src, double *dst, size_t n);
+int tsr_be_has_exchange(const tsr_backend_ops *be);
+int tsr_be_exchange(const tsr_backend_ops *be, const tsr_be_msg *sends, int nsends,
+                    const tsr_be_msg *recvs, int nrecvs);
+void tsr_be_describe(const tsr_backend_ops *be, char *buf, size_t n);
+size_t tsr_be_peak_memory(const tsr_backend_ops *be);
+
+/* The backend whose dense kernels run linear algebra: be when it offers
+ * them (TSR_BE_DENSE), else the CPU's. */
+const tsr_backend_ops *tsr_be_dense(const tsr_backend_ops *be);
+int tsr_be_qr(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
+              double *r);
+int tsr_be_svd(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *s,
+               double *u, double *vt);
+int tsr_be_gemm(const tsr_backend_ops *be, int64_t m, int64_t n, int64_t k, const double *a,
+                int64_t lda, const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
 
 #endif

@@ -275,14 +275,6 @@ static int reduce_segment(void *vctx, const int64_t *idx, int64_t row, int64_t c
   return TSR_OK;
 }
 
-int64_t tsr_partial_count(int ndim, const int64_t *extent, int axis) {
-  int64_t n = 1;
-  if (axis < 0) return 1;
-  for (int a = 0; a < ndim; a++)
-    if (a != axis) n *= extent[a];
-  return n;
-}
-
 static int cpu_reduce_box(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
                           int kind, int axis, tsr_stat *out) {
   int64_t n = tsr_partial_count(prog->ndim, extent, axis);
@@ -346,12 +338,31 @@ static void cpu_describe(char *buf, size_t n) {
   snprintf(buf, n, "cpu: C11 + OpenMP, %d threads per rank", omp_get_max_threads());
 }
 
-/* Chunk buffers are host memory: MPI moves them as they are. */
-static int cpu_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *recvs, int nrecvs) {
-  return tsr_p2p_exchange(sends, nsends, recvs, nrecvs, 4243);
+static int cpu_upload(const double *src, double *dst, size_t n) {
+  memcpy(dst, src, sizeof(double) * n);
+  return TSR_OK;
 }
 
+/* Chunk buffers are host memory (MPI moves them as they are); LAPACKE/CBLAS
+ * are always there. */
+static unsigned cpu_caps(void) { return TSR_BE_HOST_MEMORY | TSR_BE_DENSE; }
+
 const tsr_backend_ops tsr_cpu_backend = {
-    "cpu",          cpu_available, cpu_setup,   cpu_teardown, cpu_reduce_chunks, cpu_eval_box,
-    cpu_reduce_box, cpu_alloc,     cpu_release, cpu_download, cpu_describe,      cpu_peak_memory,
-    cpu_exchange,   tsr_cpu_qr,    tsr_cpu_svd, tsr_cpu_gemm};
+    .name = "cpu",
+    .available = cpu_available,
+    .setup = cpu_setup,
+    .teardown = cpu_teardown,
+    .caps = cpu_caps,
+    .reduce_chunks = cpu_reduce_chunks,
+    .eval_box = cpu_eval_box,
+    .reduce_box = cpu_reduce_box,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .download = cpu_download,
+    .upload = cpu_upload,
+    .describe = cpu_describe,
+    .peak_memory = cpu_peak_memory,
+    .qr = tsr_cpu_qr,
+    .svd = tsr_cpu_svd,
+    .gemm = tsr_cpu_gemm,
+};

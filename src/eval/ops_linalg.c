@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "util/error.h"
-#include "linalg/linalg.h"
+#include "graph/groups.h"
 
 static void set_array(tsr_value *out, tsr_node *n) {
   memset(out, 0, sizeof *out);
@@ -161,7 +161,7 @@ int tsr_b_qr(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_ar
   const int64_t *qsz[2] = {g->sizes[0], &qs[1]}, *rsz[2] = {&rs[0], &rs[1]};
   TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_QR_Q, x, NULL, 0, 2, qs, qsz, qn, x->dtype, &o[0])));
   TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
-  TSR_CHECK(tsr_linalg_group(o, 2));
+  TSR_CHECK(tsr_group_add(o, 2));
   return tuple_of(ip, o, 2, out);
 }
 
@@ -187,6 +187,6 @@ int tsr_b_svd(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_a
   TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_U, x, NULL, param, 2, us, usz, un, x->dtype, &o[0])));
   TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_S, x, NULL, param, 1, ss, ssz, sn, x->dtype, &o[1])));
   TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
-  TSR_CHECK(tsr_linalg_group(o, 3));
+  TSR_CHECK(tsr_group_add(o, 3));
   return tuple_of(ip, o, 3, out);
 }

@@ -171,7 +171,7 @@ static int leaf_chunk_range(const tsr_leaf *l, const int64_t *start, const int64
 }
 
 static void chunkset_free(const tsr_exec *ex, tsr_chunkset *cs) {
-  for (int i = 0; i < cs->n; i++) ex->be->release((double *)cs->data[i]);
+  for (int i = 0; i < cs->n; i++) tsr_be_release(ex->be, (double *)cs->data[i]);
   cs->n = 0;
 }
 
@@ -224,20 +224,11 @@ static int materialize_box(const tsr_exec *ex, const tsr_node *n, const int64_t 
     if (st == TSR_OK) p.leaves[i].chunks = &sets[nsets++];
   }
   *out = NULL;
-  double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
-  int64_t elems = box_elems(n->grid.ndim, extent);
-  if (st == TSR_OK) st = ex->be->alloc(sizeof(double) * (size_t)(elems + 1), out);
-  if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, *out);
-  if (tsr_trace_on)
-    tsr_trace_end(TSR_TRACE_MATERIALIZE, node_label(n), t0,
-                  (tsr_trace_args){-1, 0, elems, 8 * elems});
+  tsr_be_span span = {TSR_TRACE_MATERIALIZE, node_label(n), -1, 0, 1, NULL, NULL};
+  if (st == TSR_OK) st = tsr_be_eval_new(ex->be, &p, start, extent, out, &span);
   for (int i = 0; i < nsets; i++) chunkset_free(ex, &sets[i]);
   tsr_stage_local_free(&staged);
   tsr_prog_free(&p);
-  if (st != TSR_OK && *out) {
-    ex->be->release(*out);
-    *out = NULL;
-  }
   return st;
 }
 
@@ -301,26 +292,22 @@ static int reduce_unfused(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batc
     int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
     tsr_grid_unravel(b->grid, b->ids[i], idx);
     tsr_grid_chunk_box(b->grid, idx, start, extent);
-    double *buf = NULL, t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
+    double *buf = NULL;
     tsr_prog p;
+    tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), b->ids[i], 1, 0, progress_tick, pr};
     st = materialize_box(ex, x, start, extent, &buf);
     if (st == TSR_OK) st = box_program(x, start, extent, buf, &p);
     if (st == TSR_OK) {
-      st = ex->be->reduce_box(&p, start, extent, b->kind, b->axis, b->out[i]);
+      st = tsr_be_reduce_box(ex->be, &p, start, extent, b->kind, b->axis, b->out[i], &span);
       tsr_prog_free(&p);
     }
-    if (buf) ex->be->release(buf);
-    if (tsr_trace_on && st == TSR_OK)
-      tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0,
-                    (tsr_trace_args){b->ids[i], 1, box_elems(x->grid.ndim, extent), 0});
+    tsr_be_release(ex->be, buf);
     if (st != TSR_OK) {
 #pragma omp critical(tsr_exec_error)
       if (status == TSR_OK) {
         snprintf(message, sizeof message, "%s", tsr_error_message());
         status = st;
       }
-    } else {
-      progress_tick(pr, box_elems(x->grid.ndim, extent));
     }
   }
   if (status != TSR_OK && tsr_error_code() == TSR_OK) return TSR_ERROR(status, "%s", message);
@@ -591,10 +578,7 @@ static int compute_reduce(tsr_exec *ex, tsr_node *r) {
     st = tsr_prog_compile(x, 0, &p);
     if (st == TSR_OK) {
       b.prog = &p;
-      double tb = tsr_trace_on ? tsr_trace_now() : 0.0;
-      st = tsr_stage_needed(&p) ? tsr_stage_reduce(ex, &b) : ex->be->reduce_chunks(&b);
-      if (tsr_trace_on) /* host side: the backend's own spans show the chunks */
-        tsr_trace_end(TSR_TRACE_BACKEND, "reduce_chunks", tb, (tsr_trace_args){-1, 0, mine, 0});
+      st = tsr_stage_needed(&p) ? tsr_stage_reduce(ex, &b) : tsr_be_reduce_chunks(ex->be, &b);
       tsr_prog_free(&p);
     }
   }
@@ -630,22 +614,18 @@ static int compute_elementwise(tsr_exec *ex, tsr_node *node) {
     tsr_grid_unravel(g, ids[i], idx);
     tsr_grid_chunk_box(g, idx, start, extent);
     size_t cnt = (size_t)box_elems(g->ndim, extent);
-    double *dev = NULL, tc = tsr_trace_on ? tsr_trace_now() : 0.0;
-    if (ex->no_fuse) {
+    double *dev = NULL;
+    tsr_be_span span = {TSR_TRACE_CHUNK, "evaluate", ids[i], 1, 1, NULL, NULL};
+    if (ex->no_fuse)
       st = materialize_box(ex, node, start, extent, &dev);
-    } else {
-      st = ex->be->alloc(sizeof(double) * (cnt + 1), &dev);
-      if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, dev);
-    }
+    else
+      st = tsr_be_eval_new(ex->be, &p, start, extent, &dev, &span);
     bufs[i] = st == TSR_OK ? malloc(sizeof(double) * (cnt + 1)) : NULL;
     if (st == TSR_OK && !bufs[i]) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a result chunk");
-    if (st == TSR_OK) st = ex->be->download(dev, bufs[i], cnt);
-    if (dev) ex->be->release(dev);
+    if (st == TSR_OK) st = tsr_be_download(ex->be, dev, bufs[i], cnt);
+    tsr_be_release(ex->be, dev);
     ex->elements += (double)box_elems(g->ndim, extent);
     ex->chunks_done++;
-    if (tsr_trace_on && st == TSR_OK)
-      tsr_trace_end(TSR_TRACE_CHUNK, "evaluate", tc,
-                    (tsr_trace_args){ids[i], 1, (int64_t)cnt, (int64_t)(8 * cnt)});
   }
   tsr_prog_free(&p);
   ex->compute_s += tsr_comm_time() - t0;

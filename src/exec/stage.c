@@ -491,7 +491,7 @@ static int eval_round(phase *ph, const tsr_prog *P, const task *tasks, int64_t n
 #pragma omp atomic read
     st = status;
     if (st != TSR_OK) continue;
-    st = be->eval_box(&mine[k].prog, mine[k].start, mine[k].extent, dst[k]);
+    st = tsr_be_eval_box(be, &mine[k].prog, mine[k].start, mine[k].extent, dst[k], NULL);
     if (st != TSR_OK) {
 #pragma omp critical(tsr_stage_error)
       if (status == TSR_OK) {
@@ -521,11 +521,27 @@ static void place_piece(int nd, const int64_t *rcount, double *region_buf, const
   }
 }
 
-/* Whether pieces travel through the backend's own exchange (device buffers,
- * e.g. NCCL) or as host copies through MPI. TESSERA_HOST_EXCHANGE forces the
- * host path, so that it is tested where the backend has a hook. */
+/* Whether pieces travel in the backend's buffers themselves (host memory
+ * through MPI, or device buffers through the backend's own exchange, e.g.
+ * NCCL) or as downloaded host copies through MPI. TESSERA_HOST_EXCHANGE
+ * forces the copies, so that path is tested on every backend. */
 static int use_hook(const tsr_exec *ex) {
-  return ex->be->exchange != NULL && !getenv("TESSERA_HOST_EXCHANGE");
+  return (tsr_be_has_exchange(ex->be) || (tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY)) &&
+         !getenv("TESSERA_HOST_EXCHANGE");
+}
+
+/* One exchange of buffers: the backend's own, or MPI point-to-point. */
+static int exchange(const tsr_exec *ex, int hook, const tsr_p2p_msg *s, int ns,
+                    const tsr_p2p_msg *r, int nr) {
+  if (!hook || !tsr_be_has_exchange(ex->be)) return tsr_p2p_exchange(s, ns, r, nr, XFER_TAG);
+  tsr_be_msg *bs = calloc((size_t)ns + 1, sizeof *bs), *br = calloc((size_t)nr + 1, sizeof *br);
+  int st = bs && br ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving pieces");
+  for (int i = 0; st == TSR_OK && i < ns; i++) bs[i] = (tsr_be_msg){s[i].peer, s[i].buf, s[i].n};
+  for (int i = 0; st == TSR_OK && i < nr; i++) br[i] = (tsr_be_msg){r[i].peer, r[i].buf, r[i].n};
+  if (st == TSR_OK) st = tsr_be_exchange(ex->be, bs, ns, br, nr);
+  free(bs);
+  free(br);
+  return st;
 }
 
 /* Moves the pieces: per peer one message each way, in piece order. Receive
@@ -543,7 +559,7 @@ static int move_pieces(tsr_exec *ex, double **sendbuf, const size_t *sendn, doub
       double *buf = sendbuf[q];
       if (!hook) { /* host path: download, then MPI */
         host[q] = malloc(sizeof(double) * sendn[q]);
-        st = host[q] ? ex->be->download(sendbuf[q], host[q], sendn[q])
+        st = host[q] ? tsr_be_download(ex->be, sendbuf[q], host[q], sendn[q])
                      : TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving pieces");
         buf = host[q];
       }
@@ -556,7 +572,7 @@ static int move_pieces(tsr_exec *ex, double **sendbuf, const size_t *sendn, doub
     }
   }
   if (st == TSR_OK)
-    st = hook ? ex->be->exchange(s, ns, r, nr) : tsr_p2p_exchange(s, ns, r, nr, XFER_TAG);
+    st = exchange(ex, hook, s, ns, r, nr);
   for (int q = 0; host && q < P; q++) free(host[q]);
   free(host);
   free(s);
@@ -605,10 +621,10 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
   }
   int hook = use_hook(ex);
   for (int q = 0; q < Pn && st == TSR_OK; q++) {
-    if (sendn[q]) st = ex->be->alloc(sizeof(double) * sendn[q], &sendbuf[q]);
+    if (sendn[q]) st = tsr_be_alloc(ex->be, sendn[q], &sendbuf[q]);
     if (st != TSR_OK || !recvn[q] || q == me) continue;
     if (hook) {
-      st = ex->be->alloc(sizeof(double) * recvn[q], &recvbuf[q]);
+      st = tsr_be_alloc(ex->be, recvn[q], &recvbuf[q]);
     } else if (!(recvbuf[q] = malloc(sizeof(double) * recvn[q]))) {
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory receiving pieces");
     }
@@ -637,7 +653,7 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
       continue;
     }
     host[q] = malloc(sizeof(double) * n);
-    st = host[q] ? ex->be->download(from, host[q], n) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    st = host[q] ? tsr_be_download(ex->be, from, host[q], n) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   }
   int64_t *mytask = malloc(sizeof(int64_t) * (size_t)(ntasks + 1));
   if (st == TSR_OK && !mytask) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
@@ -662,8 +678,8 @@ static int stage_xfer(phase *ph, const tsr_prog *P, int i, const task *tasks, in
   }
   for (int q = 0; q < Pn; q++) {
     if (host) free(host[q]);
-    if (sendbuf && sendbuf[q]) ex->be->release(sendbuf[q]);
-    if (recvbuf && recvbuf[q] && hook) ex->be->release(recvbuf[q]);
+    if (sendbuf && sendbuf[q]) tsr_be_release(ex->be, sendbuf[q]);
+    if (recvbuf && recvbuf[q] && hook) tsr_be_release(ex->be, recvbuf[q]);
     if (recvbuf && recvbuf[q] && !hook) free(recvbuf[q]);
   }
   free(host);
@@ -931,13 +947,8 @@ static int reduce_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog
   if (slot >= b->nchunks || b->ids[slot] != id)
     return TSR_ERROR(TSR_ERR_INTERNAL, "staged chunk %lld is not this rank's chunk %lld",
                      (long long)id, (long long)slot);
-  double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
-  int st = c->ex->be->reduce_box(prog, start, extent, b->kind, b->axis, b->out[slot]);
-  int64_t elems = elems_of(b->grid->ndim, extent);
-  if (tsr_trace_on && st == TSR_OK)
-    tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0, (tsr_trace_args){id, 1, elems, 0});
-  if (st == TSR_OK && b->progress) b->progress(b->progress_ctx, elems);
-  return st;
+  tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), id, 1, 0, b->progress, b->progress_ctx};
+  return tsr_be_reduce_box(c->ex->be, prog, start, extent, b->kind, b->axis, b->out[slot], &span);
 }
 
 int tsr_stage_reduce(tsr_exec *ex, const tsr_reduce_batch *b) {
@@ -966,18 +977,18 @@ static int eval_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog,
   double *dev = NULL, t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
   double **keep = c->dev ? &c->dev[slot - c->base] : NULL, **h = &c->host[slot - c->base];
   int st = TSR_OK;
-  if (prog && keep && !*keep) st = be->alloc(sizeof(double) * (c->cap + 1), keep);
+  if (prog && keep && !*keep) st = tsr_be_alloc(be, c->cap, keep);
   if (prog) {
     dev = keep ? *keep : NULL;
-    if (st == TSR_OK && !dev) st = be->alloc(sizeof(double) * (n + 1), &dev);
-    if (st == TSR_OK) st = be->eval_box(prog, start, extent, dev);
+    if (st == TSR_OK && !dev) st = tsr_be_alloc(be, n, &dev);
+    if (st == TSR_OK) st = tsr_be_eval_box(be, prog, start, extent, dev, NULL);
   } else {
     st = tsr_exec_materialize(c->ex, c->node, start, extent, &dev);
   }
   if (st == TSR_OK && !*h) *h = malloc(sizeof(double) * ((c->cap ? c->cap : n) + 1));
   if (st == TSR_OK && !*h) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a chunk");
-  if (st == TSR_OK) st = be->download(dev, *h, n);
-  if (dev && !(keep && dev == *keep)) be->release(dev);
+  if (st == TSR_OK) st = tsr_be_download(be, dev, *h, n);
+  if (!(keep && dev == *keep)) tsr_be_release(be, dev);
   if (st != TSR_OK) return st;
   if (tsr_trace_on)
     tsr_trace_end(TSR_TRACE_CHUNK, "evaluate", t0, (tsr_trace_args){id, 1, (int64_t)n, 0});
@@ -1021,7 +1032,7 @@ int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *box
     out[k] = malloc(sizeof(double) * (cnt + 1));
     if (!out[k]) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a box of %zu values", cnt);
     else if (ex->no_fuse) st = tsr_exec_materialize(ex, node, boxes[t].start, boxes[t].extent, &dev[k]);
-    else st = be->alloc(sizeof(double) * (cnt + 1), &dev[k]);
+    else st = tsr_be_alloc(be, cnt, &dev[k]);
     k++;
   }
   if (!ex->no_fuse) { /* every rank stages, even after a failure of its own */
@@ -1036,8 +1047,8 @@ int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *box
   }
   for (int64_t t = 0, j = 0; t < n && j < k; t++) {
     if (boxes[t].rank != ex->rank) continue;
-    if (st == TSR_OK) st = be->download(dev[j], out[j], (size_t)elems_of(nd, boxes[t].extent));
-    if (dev[j]) be->release(dev[j]);
+    if (st == TSR_OK) st = tsr_be_download(be, dev[j], out[j], (size_t)elems_of(nd, boxes[t].extent));
+    tsr_be_release(be, dev[j]);
     j++;
   }
   if (st != TSR_OK)
@@ -1085,7 +1096,7 @@ int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *
     st = run_waves(&ph, ex->no_fuse ? NULL : &p, &node->grid, eval_one, &c.e, wave_done, &c);
   for (int64_t k = 0; k < W; k++) {
     if (c.e.host) free(c.e.host[k]);
-    if (c.e.dev && c.e.dev[k]) ex->be->release(c.e.dev[k]);
+    if (c.e.dev) tsr_be_release(ex->be, c.e.dev[k]);
   }
   free(c.e.host);
   free(c.e.dev);
@@ -1199,36 +1210,18 @@ int tsr_stage_rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *
     double *dev = NULL, *h = malloc(sizeof(double) * (size_t)(n_piece + 1));
     st = h ? tsr_exec_materialize(ex, x, p->box.first, p->box.count, &dev)
            : TSR_ERROR(TSR_ERR_MEMORY, "out of memory rechunking a chunk");
-    if (st == TSR_OK) st = ex->be->download(dev, h, (size_t)n_piece);
+    if (st == TSR_OK) st = tsr_be_download(ex->be, dev, h, (size_t)n_piece);
     if (st == TSR_OK) place_piece(nd, g.count, host, p->j0, p->box.count, h);
-    if (dev) ex->be->release(dev);
+    tsr_be_release(ex->be, dev);
     free(h);
   }
   free(pl.p);
-  /* Into backend memory: a program whose one DATA leaf reads the host box. */
-  tsr_node view = *n;
-  view.kind = N_FULL; /* any kind: a node with a value compiles to its data */
-  view.value = host;
-  tsr_prog p;
   *out = NULL;
-  if (st == TSR_OK) st = tsr_prog_compile(&view, 0, &p);
-  if (st == TSR_OK) {
-    region whole;
-    sbox b;
-    for (int a = 0; a < nd; a++) {
-      b.first[a] = start[a];
-      b.step[a] = 1;
-      b.count[a] = extent[a];
-    }
-    leaf_region(&p.leaves[0], &b, &whole);
-    leaf_to_data(&p.leaves[0], &whole, host);
-    st = ex->be->alloc(sizeof(double) * (size_t)(total + 1), out);
-    if (st == TSR_OK) st = ex->be->eval_box(&p, start, extent, *out);
-    tsr_prog_free(&p);
-  }
+  if (st == TSR_OK) st = tsr_be_alloc(ex->be, (size_t)total, out);
+  if (st == TSR_OK) st = tsr_be_upload(ex->be, host, *out, (size_t)total);
   free(host);
-  if (st != TSR_OK && *out) {
-    ex->be->release(*out);
+  if (st != TSR_OK) {
+    tsr_be_release(ex->be, *out);
     *out = NULL;
   }
   return st;

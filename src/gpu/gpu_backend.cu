@@ -767,12 +767,21 @@ static int gpu_download(const double *src, double *dst, size_t n) {
   return TSR_OK;
 }
 
+static int gpu_upload(const double *src, double *dst, size_t n) {
+  bind_device();
+  CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyHostToDevice));
+  return TSR_OK;
+}
+
 static int gpu_available(void) {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+static int dense_on; /* cfg->dense: cuSOLVER/cuBLAS for linalg's kernels */
+
 static int gpu_setup(const tsr_backend_config *cfg) {
+  dense_on = cfg->dense;
   int n = 0;
   CUDA_CHECK(cudaGetDeviceCount(&n));
   int local = tsr_comm_local_rank(), nlocal = tsr_comm_local_size();
@@ -861,8 +870,26 @@ static int gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t ld
   return tsr_gpu_gemm(m, n, k, a, lda, b, ldb, beta, c, ldc);
 }
 
+/* Device memory; the dense kernels only when setup switched them on. */
+static unsigned gpu_caps(void) { return dense_on ? TSR_BE_DENSE : 0u; }
+
 extern "C" const tsr_backend_ops tsr_gpu_backend = {
-    "cuda",         gpu_available, gpu_setup,   gpu_teardown, gpu_reduce_chunks, gpu_eval_box,
-    gpu_reduce_box, gpu_alloc,     gpu_release, gpu_download, gpu_describe,      gpu_peak_memory,
-    NULL /* exchange: rechunk pieces through host memory (stage.c) */,
-    gpu_qr,         gpu_svd,       gpu_gemm};
+    .name = "cuda",
+    .available = gpu_available,
+    .setup = gpu_setup,
+    .teardown = gpu_teardown,
+    .caps = gpu_caps,
+    .reduce_chunks = gpu_reduce_chunks,
+    .eval_box = gpu_eval_box,
+    .reduce_box = gpu_reduce_box,
+    .alloc = gpu_alloc,
+    .release = gpu_release,
+    .download = gpu_download,
+    .upload = gpu_upload,
+    .describe = gpu_describe,
+    .peak_memory = gpu_peak_memory,
+    .exchange = NULL, /* rechunk pieces through host memory (exec/) */
+    .qr = gpu_qr,
+    .svd = gpu_svd,
+    .gemm = gpu_gemm,
+};

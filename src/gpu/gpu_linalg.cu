@@ -5,7 +5,7 @@
  *
  * Status: compiled on every CUDA build, not yet run on a GPU (the session
  * that wrote them had no GPU time left). linalg uses them only when
- * TESSERA_GPU_LINALG=1 (linalg.c: tsr_linalg_kernels), and
+ * TESSERA_GPU_LINALG=1 (read in job/, handed to setup as cfg->dense), and
  * tests/gpu_backend.sh checks them against the CPU kernels on GPU nodes.
  *
  * Row-major storage: a row-major m x n matrix is the column-major n x m

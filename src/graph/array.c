@@ -3,6 +3,7 @@
  * and hash-consing so that a subexpression written twice is computed once.
  */
 #include "graph/array.h"
+#include "graph/groups.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -263,4 +264,5 @@ void tsr_nodes_free_all(void) {
     free(n);
   }
   next_id = 0;
+  tsr_groups_free();
 }

@@ -94,7 +94,8 @@ void tsr_node_release_held(tsr_node *n);
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);
 
-/* Frees every node created since the last call (end of a job). */
+/* Frees every node created since the last call, and the decompositions
+ * that group them (graph/groups.h): the end of a job. */
 void tsr_nodes_free_all(void);
 
 #endif

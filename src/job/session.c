@@ -79,20 +79,18 @@ static int default_threads(void) {
 }
 
 static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
+  const tsr_backend_ops *gpu = tsr_backend_find("cuda");
   if (opt->backend == TSR_BACKEND_CUDA) {
-    if (!tsr_gpu_backend.available())
+    if (!gpu)
       return TSR_ERROR(TSR_ERR_BACKEND, "%s",
-#ifdef TSR_HAVE_CUDA
-                       "--backend=cuda: no usable GPU is visible to this rank"
-#else
-                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)"
-#endif
-      );
-    *be = &tsr_gpu_backend;
-  } else if (opt->backend == TSR_BACKEND_AUTO && tsr_gpu_backend.available()) {
-    *be = &tsr_gpu_backend;
+                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)");
+    if (!gpu->available())
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s", "--backend=cuda: no usable GPU is visible to this rank");
+    *be = gpu;
+  } else if (opt->backend == TSR_BACKEND_AUTO && gpu && gpu->available()) {
+    *be = gpu;
   } else {
-    *be = &tsr_cpu_backend;
+    *be = tsr_backend_find("cpu");
   }
   return TSR_OK;
 }
@@ -107,8 +105,12 @@ static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
                                  : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
-  tsr_backend_config cfg = {ex->threads, opt->mem_limit, opt->gpus_shared};
-  return ex->be->setup(&cfg);
+  const char *dense = getenv("TESSERA_GPU_LINALG"); /* the CUDA kernels have not yet run on a GPU */
+  tsr_backend_config cfg = {.threads = ex->threads,
+                            .mem_limit = opt->mem_limit,
+                            .gpus_shared = opt->gpus_shared,
+                            .dense = dense && atoi(dense)};
+  return tsr_be_setup(ex->be, &cfg);
 }
 
 /* Rank 0 makes sure the results file can be created before any work; the
@@ -167,12 +169,12 @@ typedef struct provenance {
 static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exec *ex,
                             const struct tsr_interp *ip, const char *text, const timings *t) {
   iso_date(p->date, sizeof p->date);
-  ex->be->describe(p->devices, sizeof p->devices);
+  tsr_be_describe(ex->be, p->devices, sizeof p->devices);
   snprintf(p->ver, sizeof p->ver, "%s", TSR_VERSION);
   tsr_attr attrs[] = {
       {"job", text, 0},
       {"tessera_version", p->ver, 0},
-      {"backend", ex->be->name, 0},
+      {"backend", tsr_be_name(ex->be), 0},
       {"devices", p->devices, 0},
       {"date", p->date, 0},
       {"fused", opt->no_fuse ? "no" : "yes", 0},
@@ -245,10 +247,10 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
           "tessera: %d rank%s x %d thread%s, %s backend%s: compute %.3f s (%.3g GB logical, "
           "%.2f GB/s per rank), comm %.3f s (%s), total %.3f s, peak RSS %.0f MB",
           ex->size, ex->size == 1 ? "" : "s", ex->threads, ex->threads == 1 ? "" : "s",
-          ex->be->name, ex->no_fuse ? " (no fusion)" : "", t->compute, gb,
+          tsr_be_name(ex->be), ex->no_fuse ? " (no fusion)" : "", t->compute, gb,
           t->compute > 0 ? gb / t->compute : 0.0, t->comm, tsr_comm_transport_name(), t->total,
           ru.ru_maxrss / 1024.0);
-  size_t dev = ex->be->peak_memory ? ex->be->peak_memory() : 0;
+  size_t dev = tsr_be_peak_memory(ex->be);
   if (dev) fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
   fputc('\n', stderr);
 }
@@ -288,7 +290,7 @@ static int finish_run(const tsr_options *opt, const tsr_exec *ex, const timings 
   snprintf(meta, sizeof meta,
            "\"tessera_version\":\"%s\",\"backend\":\"%s\",\"threads_per_rank\":%d,"
            "\"fused\":%s",
-           TSR_VERSION, ex->be->name, ex->threads, ex->no_fuse ? "false" : "true");
+           TSR_VERSION, tsr_be_name(ex->be), ex->threads, ex->no_fuse ? "false" : "true");
   return tsr_trace_write(opt->trace, meta);
 }
 
@@ -367,7 +369,6 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   tsr_ast_program_free(&prog);
   tsr_nodes_free_all();
   tsr_io_job_end();
-  tsr_linalg_job_end();
   return st;
 }
 
@@ -440,7 +441,6 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
   tsr_ast_free(e);
   tsr_nodes_free_all();
   tsr_io_job_end();
-  tsr_linalg_job_end();
   return st;
 }
 
@@ -448,10 +448,11 @@ void tsr_info(FILE *out) {
   char buf[256];
   fprintf(out, "tessera %s\n", TSR_VERSION);
   fprintf(out, "ranks: %d (this node: %d)\n", tsr_comm_size(), tsr_comm_local_size());
-  tsr_cpu_backend.describe(buf, sizeof buf);
-  fprintf(out, "backend %s\n", buf);
-  tsr_gpu_backend.describe(buf, sizeof buf);
-  fprintf(out, "backend %s\n", buf);
+  for (int i = 0; i < tsr_backend_count(); i++) {
+    tsr_be_describe(tsr_backend_at(i), buf, sizeof buf);
+    fprintf(out, "backend %s\n", buf);
+  }
+  if (!tsr_backend_find("cuda")) fprintf(out, "backend cuda: not built (configure --with-cuda)\n");
   fprintf(out, "mpi: CUDA-aware %s (device data moves through %s)\n",
           tsr_comm_mpi_cuda_aware() ? "yes" : "no",
 #ifdef TSR_HAVE_CUDA

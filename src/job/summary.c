@@ -39,7 +39,7 @@ static void figures_of(const tsr_exec *ex, rank_figures *f) {
   f->comm_bytes = ex->comm_bytes;
   f->io_bytes = ex->io_bytes;
   f->peak_rss = tsr_summary_peak_rss();
-  f->peak_dev = ex->be && ex->be->peak_memory ? (double)ex->be->peak_memory() : 0.0;
+  f->peak_dev = ex->be ? (double)tsr_be_peak_memory(ex->be) : 0.0;
   gethostname(f->host, sizeof f->host - 1);
 }
 

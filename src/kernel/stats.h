@@ -19,6 +19,16 @@ typedef struct tsr_stat {
   double b; /* sum of squared deviations (var, std) */
 } tsr_stat;
 
+/* Elements of the partial of one box of ndim axes: 1 (axis < 0: all axes),
+ * or the box's size without `axis`. */
+static inline int64_t tsr_partial_count(int ndim, const int64_t *extent, int axis) {
+  int64_t n = 1;
+  if (axis < 0) return 1;
+  for (int a = 0; a < ndim; a++)
+    if (a != axis) n *= extent[a];
+  return n;
+}
+
 /* The empty partial (n = 0) of a reduction kind. */
 tsr_stat tsr_stat_empty(int kind);
 

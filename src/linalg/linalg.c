@@ -11,7 +11,7 @@
  * ranks from boxes of the operands, summed in inner-block order on the
  * owner of each output chunk, which holds it (see compute_matmul); a
  * transpose is a view the fuser compiles. The local kernels are the dense
- * ops of a backend (tsr_linalg_kernels) on host memory: with the CUDA
+ * ops of a backend (tsr_be_dense) on host memory: with the CUDA
  * backend, chunks are downloaded first.
  */
 #ifdef HAVE_CONFIG_H
@@ -25,37 +25,10 @@
 #include "util/error.h"
 #include "linalg/tsqr.h"
 #include "mpi/comm.h"
+#include "mpi/p2p.h"
 #include "exec/stage.h"
 #include "backend/backend.h"
-
-
-typedef struct group {
-  tsr_node *outs[3];
-  int n;
-  struct group *next;
-} group;
-
-static group *groups;
-
-int tsr_linalg_group(tsr_node *const *outs, int n) {
-  for (group *g = groups; g; g = g->next)
-    if (g->outs[0] == outs[0]) return TSR_OK; /* the same decomposition written twice */
-  group *g;
-  TSR_CALLOC(g, 1, sizeof *g);
-  for (int i = 0; i < n; i++) g->outs[i] = outs[i];
-  g->n = n;
-  g->next = groups;
-  groups = g;
-  return TSR_OK;
-}
-
-void tsr_linalg_job_end(void) {
-  while (groups) {
-    group *g = groups;
-    groups = g->next;
-    free(g);
-  }
-}
+#include "graph/groups.h"
 
 static void round_f32(tsr_node *n) {
   if (n->dtype != TSR_F32) return;
@@ -145,12 +118,12 @@ static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks) {
   return tsr_stage_waves(ex, x, keep_wave, &c);
 }
 
-static int compute_group(tsr_exec *ex, group *gr) {
-  tsr_node *first = gr->outs[0], *x = first->in[0];
+static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
+  tsr_node *first = outs[0], *x = first->in[0];
   const tsr_grid *g = &x->grid;
   int svd = first->op == LA_SVD_U;
   int64_t nb = g->nchunks[0], n = g->shape[1];
-  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_linalg_kernels(ex)};
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_be_dense(ex->be)};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
   int64_t nsmall = svd ? k + k * n : K * n;
   double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
@@ -161,8 +134,8 @@ static int compute_group(tsr_exec *ex, group *gr) {
   if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
   ex->compute_s += tsr_comm_time() - t0;
   st = tsr_agree(st);
-  for (int i = 0; i < gr->n && st == TSR_OK; i++) {
-    tsr_node *o = gr->outs[i];
+  for (int i = 0; i < n_outs && st == TSR_OK; i++) {
+    tsr_node *o = outs[i];
     if (o->op == LA_QR_Q || o->op == LA_SVD_U) { /* row block b is chunk b of o's grid */
       st = finish_chunks(ex, o, out);
       out = NULL;
@@ -292,7 +265,7 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   for (int64_t c = ex->rank; c < nchunks && st == TSR_OK; c += ex->size)
     if (!(acc[c] = calloc((size_t)(mm_elems(&p, c) + 1), sizeof(double)))) /* zeros when K is 0 */
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
-  const tsr_backend_ops *kern = tsr_linalg_kernels(ex);
+  const tsr_backend_ops *kern = tsr_be_dense(ex->be);
   tsr_stage_box *bx = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
   tsr_stage_box *by = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
   double **xb = calloc((size_t)W + 1, sizeof(double *)), **yb = calloc((size_t)W + 1, sizeof(double *));
@@ -322,7 +295,7 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
       s = st;
       if (s != TSR_OK) continue;
       int64_t c = my[i] / p.nkb, mr = p.msz[c / p.nnc], nc = p.nsz[c % p.nnc], kk = p.ksz[my[i] % p.nkb];
-      s = kern->gemm(mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc);
+      s = tsr_be_gemm(kern, mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc);
       if (s != TSR_OK) {
 #pragma omp critical(tsr_matmul_status)
         st = s;
@@ -349,17 +322,8 @@ int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
   if (tsr_linalg_is_view(n)) return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
   if (n->value || n->held) return TSR_OK;
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
-  for (group *g = groups; g; g = g->next)
-    for (int i = 0; i < g->n; i++)
-      if (g->outs[i] == n) return compute_group(ex, g);
+  tsr_node *const *outs;
+  int n_outs;
+  if (tsr_group_of(n, &outs, &n_outs)) return compute_group(ex, outs, n_outs);
   return TSR_ERROR(TSR_ERR_INTERNAL, "linear-algebra node %d has no decomposition", n->id);
-}
-
-const tsr_backend_ops *tsr_linalg_kernels(const tsr_exec *ex) {
-  const tsr_backend_ops *be = ex->be;
-  if (!be->qr || !be->svd || !be->gemm) return &tsr_cpu_backend;
-  /* The CUDA kernels (cuSOLVER/cuBLAS) have not yet run on a GPU: off unless asked for. */
-  if (be == &tsr_gpu_backend && !(getenv("TESSERA_GPU_LINALG") && atoi(getenv("TESSERA_GPU_LINALG"))))
-    return &tsr_cpu_backend;
-  return be;
 }

@@ -95,7 +95,7 @@ static int svd_flip(const tsr_tsqr_plan *pl, int64_t k, double **out, double *vt
 /* C (m x n) = A (m x k) B (k x n), all row-major and compact. */
 static int gemm(const tsr_tsqr_plan *pl, int64_t m, int64_t n, int64_t k, const double *a,
                 const double *b, double *c) {
-  return pl->be->gemm(m, n, k, a, k, b, n, 0.0, c, n);
+  return tsr_be_gemm(pl->be, m, n, k, a, k, b, n, 0.0, c, n);
 }
 
 /* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n). */
@@ -104,7 +104,7 @@ static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double 
   int64_t kk = min64(m, n);
   *q = malloc(sizeof(double) * (size_t)(m * kk + 1));
   *r = malloc(sizeof(double) * (size_t)(kk * n + 1));
-  int st = *q && *r ? pl->be->qr(m, n, a, *q, *r)
+  int st = *q && *r ? tsr_be_qr(pl->be, m, n, a, *q, *r)
                     : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
   if (st != TSR_OK) {
     free(*q), free(*r);
@@ -301,7 +301,7 @@ static int root_factor(const tsr_tsqr_plan *pl, tree *t, tsr_tsqr_mode mode, int
   }
   double *s = malloc(sizeof(double) * (size_t)(K + 1)), *u = malloc(sizeof(double) * (size_t)(K * K + 1));
   double *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
-  int st = s && u && vt ? pl->be->svd(K, n, R, s, u, vt)
+  int st = s && u && vt ? tsr_be_svd(pl->be, K, n, R, s, u, vt)
                         : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
   if (st == TSR_OK) {
     double *m0 = small + k + k * n;

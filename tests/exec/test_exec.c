@@ -29,15 +29,15 @@ static const uint64_t KEY = 12345;
 static tsr_exec make_exec(int no_fuse, size_t mem_limit) {
   tsr_exec ex;
   memset(&ex, 0, sizeof ex);
-  ex.be = &tsr_cpu_backend;
+  ex.be = tsr_backend_find("cpu");
   ex.rank = 0;
   ex.size = 1;
   ex.threads = 2;
   ex.mem_limit = mem_limit;
   ex.no_fuse = no_fuse;
   ex.progress = 0;
-  tsr_backend_config cfg = {2, mem_limit, 0};
-  ck_assert_int_eq(ex.be->setup(&cfg), TSR_OK);
+  tsr_backend_config cfg = {.threads = 2, .mem_limit = mem_limit};
+  ck_assert_int_eq(tsr_be_setup(ex.be, &cfg), TSR_OK);
   return ex;
 }
 
@@ -73,7 +73,7 @@ static void compute(tsr_node *n, int no_fuse) {
   tsr_exec ex = make_exec(no_fuse, (size_t)1 << 30);
   ck_assert_int_eq(tsr_exec_compute(&ex, n), TSR_OK);
   ck_assert_ptr_nonnull(n->value);
-  ex.be->teardown();
+  tsr_be_teardown(ex.be);
 }
 
 static void teardown_nodes(void) { tsr_nodes_free_all(); }
@@ -284,7 +284,7 @@ START_TEST(no_fuse_chunks_over_the_memory_limit_are_refused_before_work) {
   ex.no_fuse = 0;
   ck_assert_int_eq(tsr_exec_check(&ex, r), TSR_OK);
   ck_assert_int_eq(tsr_exec_compute(&ex, r), TSR_OK);
-  ex.be->teardown();
+  tsr_be_teardown(ex.be);
   teardown_nodes();
 }
 END_TEST

@@ -73,7 +73,7 @@ static void lapack_sv(const double *a, double *s) {
   free(w), free(u), free(vt);
 }
 
-static tsr_tsqr_plan plan(void) { return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, &tsr_cpu_backend}; }
+static tsr_tsqr_plan plan(void) { return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu")}; }
 
 /* Runs the tree over the row blocks of a; q receives the stacked blocks. */
 static void run_tsqr(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, double *small) {
@@ -206,7 +206,7 @@ END_TEST
 START_TEST(wide_and_single_block_matrices) {
   /* 3 x 7 in one block: K = 3 < ncols; s matches LAPACK. */
   int64_t rows[1] = {3};
-  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, &tsr_cpu_backend};
+  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, tsr_backend_find("cpu")};
   double a[21], w[21], s[3], uu[9], vv[21], small[3 + 21], *blocks[1] = {a}, *out[1];
   for (int i = 0; i < 21; i++) a[i] = w[i] = gauss();
   ck_assert_int_eq(tsr_tsqr_rank_bound(&pl), 3);
@@ -222,12 +222,12 @@ END_TEST
 static tsr_exec make_exec(void) {
   tsr_exec ex;
   memset(&ex, 0, sizeof ex);
-  ex.be = &tsr_cpu_backend;
+  ex.be = tsr_backend_find("cpu");
   ex.size = 1;
   ex.threads = 2;
   ex.mem_limit = (size_t)1 << 30;
-  tsr_backend_config cfg = {2, ex.mem_limit, 0};
-  ck_assert_int_eq(ex.be->setup(&cfg), TSR_OK);
+  tsr_backend_config cfg = {.threads = 2, .mem_limit = ex.mem_limit};
+  ck_assert_int_eq(tsr_be_setup(ex.be, &cfg), TSR_OK);
   return ex;
 }
 
@@ -273,8 +273,7 @@ START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
   for (int i = 0; i < 37; i++)
     for (int j = 0; j < 23; j++) ck_assert(t->value[j * 37 + i] == x->value[i * 23 + j]);
   tsr_nodes_free_all();
-  tsr_linalg_job_end();
-  ex.be->teardown();
+  tsr_be_teardown(ex.be);
 }
 END_TEST
 
