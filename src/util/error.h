@@ -59,6 +59,22 @@ const char *tsr_error_where(void);
     if (tsr_check_status_ != TSR_OK) return tsr_check_status_;                 \
   } while (0)
 
+/* For functions that hold resources: stores the status of expr in st and,
+ * on failure, jumps to label, where everything held is released once:
+ *
+ *     int st = TSR_OK;
+ *     TSR_CHECK_GOTO(st, step_one(buf), done);
+ *     TSR_CHECK_GOTO(st, step_two(buf), done);
+ *   done:
+ *     free(buf);
+ *     return st;
+ */
+#define TSR_CHECK_GOTO(st, expr, label)                                        \
+  do {                                                                         \
+    (st) = (expr);                                                             \
+    if ((st) != TSR_OK) goto label;                                            \
+  } while (0)
+
 /* Allocation that turns failure into TSR_ERR_MEMORY. */
 #define TSR_MALLOC(ptr, nbytes)                                                \
   do {                                                                         \
