@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TSR_MAXDIM 4
+#include "kernel/ids.h"
 
 typedef struct tsr_grid {
   int ndim;

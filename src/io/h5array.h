@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "graph/chunks.h"
+#include "kernel/ids.h"
 #include "io/results.h"
 
 typedef enum tsr_h5_class { TSR_H5_FLOAT, TSR_H5_INT, TSR_H5_UINT } tsr_h5_class;

@@ -7,6 +7,9 @@
 #ifndef TSR_IDS_H
 #define TSR_IDS_H
 
+/* Most axes of an array. */
+#define TSR_MAXDIM 4
+
 typedef enum tsr_dtype { TSR_F64 = 0, TSR_F32 = 1 } tsr_dtype;
 
 typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
