@@ -14,58 +14,33 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/grow.h"
 #include "eval/ops.h"
-#include "eval/ops_linalg.h"
 
-int tsr_apply_binary(tsr_interp *ip, const ast_node *at, int op, const tsr_value *x,
-                     const ast_node *atx, const tsr_value *y, const ast_node *aty, tsr_value *out);
+/* ---- services for builtins (context.h) ------------------------------------ */
 
-/* ---- services for builtins ---------------------------------------------- */
+static uint32_t next_stream(void *self) { return ((tsr_interp *)self)->streams++; }
+static uint64_t job_seed(void *self) { return ((tsr_interp *)self)->seed; }
 
-int tsr_interp_error(tsr_interp *ip, const ast_node *at, int code, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return tsr_source_error(ip->src, at ? at->line : 0, at ? at->col : 0, code, "%s", msg);
-}
-
-int tsr_interp_relocate(tsr_interp *ip, const ast_node *at, int status) {
-  if (status == TSR_OK || status == TSR_ERR_MEMORY || status == TSR_ERR_INTERNAL) return status;
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", tsr_error_message());
-  if (strchr(msg, '\n')) return status; /* already located */
-  tsr_error_clear();
-  return tsr_interp_error(ip, at, status, "%s", msg);
-}
-
-uint32_t tsr_interp_next_stream(tsr_interp *ip) { return ip->streams++; }
-uint64_t tsr_interp_seed(tsr_interp *ip) { return ip->seed; }
-
-static int arena_alloc(tsr_interp *ip, size_t n, void **out) {
-  if (ip->narena == ip->arena_cap) {
-    int cap = ip->arena_cap ? ip->arena_cap * 2 : 64;
-    void **p = realloc(ip->arena, sizeof(void *) * (size_t)cap);
-    if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    ip->arena = p;
-    ip->arena_cap = cap;
-  }
+static int arena_alloc(void *self, size_t n, void **out) {
+  tsr_interp *ip = self;
+  TSR_CHECK(tsr_grow((void **)&ip->arena, &ip->arena_cap, ip->narena + 1, sizeof(void *),
+                     "for the job's values"));
   TSR_CALLOC(*out, 1, n);
   ip->arena[ip->narena++] = *out;
   return TSR_OK;
 }
 
-int tsr_interp_alloc(tsr_interp *ip, size_t n, void **out) { return arena_alloc(ip, n, out); }
-
 void tsr_interp_init(tsr_interp *ip, const tsr_source *src, uint64_t seed) {
   memset(ip, 0, sizeof *ip);
   ip->src = src;
   ip->seed = seed;
+  ip->ctx = (tsr_ctx){.text = src, .self = ip, .seed = job_seed, .next_stream = next_stream,
+                      .alloc = arena_alloc};
 }
 
 void tsr_interp_free(tsr_interp *ip) {
-  for (int i = 0; i < ip->narena; i++) free(ip->arena[i]);
+  for (int64_t i = 0; i < ip->narena; i++) free(ip->arena[i]);
   free(ip->arena);
   for (int i = 0; i < ip->nnames; i++) free(ip->names[i].name);
   free(ip->names);
@@ -85,13 +60,7 @@ static tsr_binding *lookup(tsr_interp *ip, const char *name) {
 static int bind(tsr_interp *ip, const char *name, const tsr_value *v, int is_expr, int line) {
   tsr_binding *b = is_expr ? NULL : lookup(ip, name);
   if (!b) {
-    if (ip->nnames == ip->cap) {
-      int cap = ip->cap ? ip->cap * 2 : 16;
-      tsr_binding *p = realloc(ip->names, sizeof *p * (size_t)cap);
-      if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-      ip->names = p;
-      ip->cap = cap;
-    }
+    TSR_CHECK(tsr_grow((void **)&ip->names, &ip->cap, ip->nnames + 1, sizeof *b, "for names"));
     b = &ip->names[ip->nnames++];
     b->name = strdup(name);
     if (!b->name) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
@@ -111,9 +80,9 @@ static int unknown_name(tsr_interp *ip, const ast_node *e) {
     if (!ip->names[i].is_expression) cands[n++] = ip->names[i].name;
   const char *near = tsr_nearest_name(e->str, cands, n);
   if (near)
-    return tsr_interp_error(ip, e, TSR_ERR_NAME, "name '%s' is not defined; did you mean '%s'?",
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "name '%s' is not defined; did you mean '%s'?",
                             e->str, near);
-  return tsr_interp_error(ip, e, TSR_ERR_NAME, "name '%s' is not defined", e->str);
+  return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "name '%s' is not defined", e->str);
 }
 
 static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
@@ -136,7 +105,7 @@ static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       return TSR_OK;
     }
   if (tsr_op_find(e->str, 0))
-    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
                             e->str, e->str);
   return unknown_name(ip, e);
 }
@@ -160,7 +129,7 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
     np = 1;
   }
   if (np + call->nitems > def->npos)
-    return tsr_interp_error(ip, call->items[call->nitems - 1], TSR_ERR_TYPE, "%s() takes at most %d positional argument%s (%d given)",
+    return tsr_ctx_error(&ip->ctx, call->items[call->nitems - 1], TSR_ERR_TYPE, "%s() takes at most %d positional argument%s (%d given)",
                             def->name, def->npos - (self ? 1 : 0), def->npos - (self ? 1 : 0) == 1 ? "" : "s",
                             call->nitems);
   for (int i = 0; i < call->nitems; i++, np++) {
@@ -175,15 +144,15 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
       while (def->params[n]) n++;
       const char *near = tsr_nearest_name(call->kwnames[k], def->params + (self ? 1 : 0), n - (self ? 1 : 0));
       if (near)
-        return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_NAME,
+        return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_NAME,
                                 "%s() got an unexpected keyword argument '%s'; did you mean '%s'?",
                                 def->name, call->kwnames[k], near);
-      return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_NAME,
+      return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_NAME,
                               "%s() got an unexpected keyword argument '%s'", def->name,
                               call->kwnames[k]);
     }
     if (a->given[i])
-      return tsr_interp_error(ip, call->kwvalues[k], TSR_ERR_TYPE,
+      return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_TYPE,
                               "%s() got multiple values for argument '%s'", def->name,
                               def->params[i]);
     TSR_CHECK(tsr_interp_expr(ip, call->kwvalues[k], &a->v[i]));
@@ -192,7 +161,7 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
   }
   for (int i = 0; i < def->nreq; i++)
     if (!a->given[i])
-      return tsr_interp_error(ip, call, TSR_ERR_TYPE, "%s() missing required argument '%s'",
+      return tsr_ctx_error(&ip->ctx, call, TSR_ERR_TYPE, "%s() missing required argument '%s'",
                               def->name, def->params[i]);
   for (int i = 0; def->params[i]; i++)
     if (!a->at[i]) a->at[i] = call;
@@ -207,8 +176,8 @@ static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name
   const char *near = tsr_nearest_name(name, cands, n);
   const char *what = method ? "arrays have no method" : "unknown function";
   if (near)
-    return tsr_interp_error(ip, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name, near);
-  return tsr_interp_error(ip, at, TSR_ERR_NAME, "%s '%s'", what, name);
+    return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name, near);
+  return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'", what, name);
 }
 
 static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
@@ -218,22 +187,22 @@ static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   if (f->kind == AST_ATTR) {
     TSR_CHECK(tsr_interp_expr(ip, f->left, &self));
     if (self.kind != V_ARRAY && !tsr_value_is_number(&self))
-      return tsr_interp_error(ip, f, TSR_ERR_TYPE, "%s has no method '%s'",
+      return tsr_ctx_error(&ip->ctx, f, TSR_ERR_TYPE, "%s has no method '%s'",
                               tsr_value_type_name(&self), f->str);
     selfp = &self;
     name = f->str;
   } else if (f->kind == AST_NAME) {
     name = f->str;
     if (lookup(ip, name))
-      return tsr_interp_error(ip, f, TSR_ERR_TYPE, "'%s' is a variable, not a function", name);
+      return tsr_ctx_error(&ip->ctx, f, TSR_ERR_TYPE, "'%s' is a variable, not a function", name);
   } else {
-    return tsr_interp_error(ip, f, TSR_ERR_TYPE, "this expression cannot be called");
+    return tsr_ctx_error(&ip->ctx, f, TSR_ERR_TYPE, "this expression cannot be called");
   }
   const tsr_op_def *def = tsr_op_find(name, selfp != NULL);
   if (!def) return unknown_function(ip, f, name, selfp != NULL);
   tsr_args a;
   TSR_CHECK(bind_args(ip, e, def, selfp, &a));
-  return def->fn(ip, e, def, &a, out);
+  return def->fn(&ip->ctx, e, def, &a, out);
 }
 
 /* ---- indexing ------------------------------------------------------------- */
@@ -243,7 +212,7 @@ static int index_int(tsr_interp *ip, const ast_node *at, const tsr_value *v, int
     *out = v->i;
     return TSR_OK;
   }
-  return tsr_interp_error(ip, at, TSR_ERR_TYPE,
+  return tsr_ctx_error(&ip->ctx, at, TSR_ERR_TYPE,
                           "only integers, slices (':') and None are valid indices, got %s",
                           tsr_value_type_name(v));
 }
@@ -268,12 +237,12 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     TSR_CHECK(tsr_interp_expr(ip, e->items[0], &v));
     TSR_CHECK(index_int(ip, e->items[0], &v, &i));
     if (i < -base.nitems || i >= base.nitems)
-      return tsr_interp_error(ip, e->items[0], TSR_ERR_INDEX, "tuple index out of range");
+      return tsr_ctx_error(&ip->ctx, e->items[0], TSR_ERR_INDEX, "tuple index out of range");
     *out = base.items[i < 0 ? i + base.nitems : i];
     return TSR_OK;
   }
   if (base.kind != V_ARRAY)
-    return tsr_interp_error(ip, e->left, TSR_ERR_TYPE, "%s cannot be indexed",
+    return tsr_ctx_error(&ip->ctx, e->left, TSR_ERR_TYPE, "%s cannot be indexed",
                             tsr_value_type_name(&base));
   const tsr_node *x = base.arr;
   tsr_axis_sel sel[TSR_MAXDIM * 2];
@@ -286,7 +255,7 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       continue;
     }
     if (axis >= x->grid.ndim)
-      return tsr_interp_error(ip, it, TSR_ERR_INDEX,
+      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
                               "too many indices for array: array is %d-dimensional, but %d were indexed",
                               x->grid.ndim, axis + 1);
     int64_t len = x->grid.shape[axis];
@@ -297,7 +266,7 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       TSR_CHECK(slice_part(ip, it->stop, &s1, &p1));
       TSR_CHECK(slice_part(ip, it->step, &s2, &p2));
       tsr_axis_sel s = {TSR_SEL_SLICE, 0, 0, 0, 0};
-      TSR_CHECK(tsr_interp_relocate(ip, it->step ? it->step : it,
+      TSR_CHECK(tsr_ctx_relocate(&ip->ctx, it->step ? it->step : it,
                                     tsr_slice_normalize(len, p0, p1, p2, &s.first, &s.step, &s.count)));
       sel[nsel++] = s;
       outdim++;
@@ -307,7 +276,7 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       TSR_CHECK(tsr_interp_expr(ip, it, &v));
       TSR_CHECK(index_int(ip, it, &v, &i));
       if (i < -len || i >= len)
-        return tsr_interp_error(ip, it, TSR_ERR_INDEX,
+        return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
                                 "index %lld is out of bounds for axis %d with size %lld",
                                 (long long)i, axis, (long long)len);
       sel[nsel++] = (tsr_axis_sel){TSR_SEL_INDEX, 0, 0, 0, i < 0 ? i + len : i};
@@ -315,13 +284,33 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     axis++;
   }
   if (outdim + (x->grid.ndim - axis) > TSR_MAXDIM)
-    return tsr_interp_error(ip, e, TSR_ERR_VALUE, "at most %d dimensions are supported", TSR_MAXDIM);
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_VALUE, "at most %d dimensions are supported", TSR_MAXDIM);
   tsr_node *n;
-  TSR_CHECK(tsr_interp_relocate(ip, e, tsr_node_select(base.arr, sel, nsel, &n)));
+  TSR_CHECK(tsr_ctx_relocate(&ip->ctx, e, tsr_node_select(base.arr, sel, nsel, &n)));
   memset(out, 0, sizeof *out);
   out->kind = V_ARRAY;
   out->arr = n;
   return TSR_OK;
+}
+
+/* x OP y (or x.T when y is NULL) by the op of the table that implements the
+ * operator; errors about an operand are located at it. */
+static int apply_operator(tsr_interp *ip, const ast_node *e, const char *symbol,
+                          const tsr_value *x, const ast_node *atx, const tsr_value *y,
+                          const ast_node *aty, tsr_value *out) {
+  const tsr_op_def *def = tsr_op_operator(symbol);
+  if (!def) return tsr_ctx_error(&ip->ctx, e, TSR_ERR_INTERNAL, "no op for operator %s", symbol);
+  tsr_args a;
+  memset(&a, 0, sizeof a);
+  a.v[0] = *x;
+  a.at[0] = atx;
+  a.given[0] = 1;
+  if (y) {
+    a.v[1] = *y;
+    a.at[1] = aty;
+    a.given[1] = 1;
+  }
+  return def->fn(&ip->ctx, e, def, &a, out);
 }
 
 /* ---- attributes (non-call) ------------------------------------------------- */
@@ -337,7 +326,7 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   tsr_value base;
   TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
   if (base.kind != V_ARRAY)
-    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "%s has no attribute '%s'",
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "%s has no attribute '%s'",
                             tsr_value_type_name(&base), e->str);
   const tsr_grid *g = &base.arr->grid;
   memset(out, 0, sizeof *out);
@@ -368,16 +357,16 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     out->s = tsr_dtype_name(base.arr->dtype);
     return TSR_OK;
   }
-  if (!strcmp(e->str, "T")) return tsr_transpose_value(ip, e, base.arr, out);
+  if (!strcmp(e->str, "T")) return apply_operator(ip, e, ".T", &base, e->left, NULL, NULL, out);
   if (tsr_op_find(e->str, 1))
-    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()", e->str, e->str);
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()", e->str, e->str);
   static const char *const attrs[] = {"shape", "chunks", "ndim", "size", "dtype", "sum", "mean",
                                       "min", "max", "std", "var", "astype", "rechunk", "T", "dot"};
   const char *near = tsr_nearest_name(e->str, attrs, (int)(sizeof attrs / sizeof *attrs));
   if (near)
-    return tsr_interp_error(ip, e, TSR_ERR_NAME, "arrays have no attribute '%s'; did you mean '%s'?",
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "arrays have no attribute '%s'; did you mean '%s'?",
                             e->str, near);
-  return tsr_interp_error(ip, e, TSR_ERR_NAME, "arrays have no attribute '%s'", e->str);
+  return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "arrays have no attribute '%s'", e->str);
 }
 
 /* ---- expressions ----------------------------------------------------------- */
@@ -387,7 +376,7 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
   if (e->op == '+') {
     if (x.kind != V_ARRAY && !tsr_value_is_number(&x))
-      return tsr_interp_error(ip, e, TSR_ERR_TYPE, "bad operand type for unary +: %s", tsr_value_type_name(&x));
+      return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary +: %s", tsr_value_type_name(&x));
     *out = x;
     return TSR_OK;
   }
@@ -403,7 +392,7 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     return TSR_OK;
   }
   if (x.kind != V_ARRAY)
-    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "bad operand type for unary -: %s", tsr_value_type_name(&x));
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary -: %s", tsr_value_type_name(&x));
   tsr_node *n;
   TSR_CHECK(tsr_node_unary(EW_NEG, x.arr, &n));
   memset(out, 0, sizeof *out);
@@ -434,21 +423,18 @@ static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   tsr_value x, y;
   TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
   TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
-  if (e->op == '@') return tsr_matmul_values(ip, e, &x, e->left, &y, e->right, out);
+  char sym[3] = {(char)e->op, 0, 0};
+  if (e->op == AST_OP_POW) strcpy(sym, "**");
+  if (e->op == '@') return apply_operator(ip, e, sym, &x, e->left, &y, e->right, out);
   if ((x.kind == V_INT || x.kind == V_BOOL) && (y.kind == V_INT || y.kind == V_BOOL) &&
       int_binary(e->op, &x, &y, out))
     return TSR_OK;
   int ok_x = x.kind == V_ARRAY || tsr_value_is_number(&x);
   int ok_y = y.kind == V_ARRAY || tsr_value_is_number(&y);
-  if (!ok_x || !ok_y) {
-    char sym[3] = {(char)e->op, 0, 0};
-    if (e->op == AST_OP_POW) strcpy(sym, "**");
-    return tsr_interp_error(ip, e, TSR_ERR_TYPE, "unsupported operand types for %s: %s and %s", sym,
-                            tsr_value_type_name(&x), tsr_value_type_name(&y));
-  }
-  int op = e->op == '+' ? EW_ADD : e->op == '-' ? EW_SUB : e->op == '*' ? EW_MUL
-         : e->op == '/' ? EW_DIV : EW_POW;
-  return tsr_apply_binary(ip, e, op, &x, e->left, &y, e->right, out);
+  if (!ok_x || !ok_y)
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "unsupported operand types for %s: %s and %s",
+                         sym, tsr_value_type_name(&x), tsr_value_type_name(&y));
+  return apply_operator(ip, e, sym, &x, e->left, &y, e->right, out);
 }
 
 int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
@@ -486,9 +472,9 @@ int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   case AST_INDEX:
     return eval_index(ip, e, out);
   case AST_SLICE:
-    return tsr_interp_error(ip, e, TSR_ERR_SYNTAX, "a slice is only valid inside [ ]");
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_SYNTAX, "a slice is only valid inside [ ]");
   }
-  return tsr_interp_error(ip, e, TSR_ERR_INTERNAL, "unknown expression");
+  return tsr_ctx_error(&ip->ctx, e, TSR_ERR_INTERNAL, "unknown expression");
 }
 
 /* ---- statements ------------------------------------------------------------ */
@@ -517,10 +503,10 @@ int tsr_interp_program(tsr_interp *ip, const ast_program *prog) {
       TSR_CHECK(bind(ip, s->targets[0]->str, &v, 0, s->line));
     } else {
       if (v.kind != V_TUPLE)
-        return tsr_interp_error(ip, s->value, TSR_ERR_TYPE, "cannot unpack %s into %d names",
+        return tsr_ctx_error(&ip->ctx, s->value, TSR_ERR_TYPE, "cannot unpack %s into %d names",
                                 tsr_value_type_name(&v), s->ntargets);
       if (v.nitems != s->ntargets)
-        return tsr_interp_error(ip, s->value, TSR_ERR_VALUE,
+        return tsr_ctx_error(&ip->ctx, s->value, TSR_ERR_VALUE,
                                 "cannot unpack %d values into %d names", v.nitems, s->ntargets);
       for (int i = 0; i < s->ntargets; i++)
         TSR_CHECK(bind(ip, s->targets[i]->str, &v.items[i], 0, s->line));

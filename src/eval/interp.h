@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "lang/ast.h"
+#include "eval/context.h"
 #include "eval/value.h"
 
 typedef struct tsr_binding {
@@ -19,14 +20,17 @@ typedef struct tsr_binding {
   int line;
 } tsr_binding;
 
+typedef struct tsr_interp tsr_interp;
 struct tsr_interp {
+  tsr_ctx ctx;         /* what builtins see of it (context.h); the job adds file services */
   const tsr_source *src;
   uint64_t seed;       /* Philox key of every random array */
   uint32_t streams;    /* random arrays created so far */
   tsr_binding *names;  /* in order of first binding */
-  int nnames, cap;
+  int nnames;
+  int64_t cap;
   void **arena;        /* every allocation of the job's values */
-  int narena, arena_cap;
+  int64_t narena, arena_cap;
 };
 
 void tsr_interp_init(struct tsr_interp *ip, const tsr_source *src, uint64_t seed);

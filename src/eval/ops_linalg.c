@@ -14,12 +14,6 @@
 #include "util/error.h"
 #include "graph/groups.h"
 
-static void set_array(tsr_value *out, tsr_node *n) {
-  memset(out, 0, sizeof *out);
-  out->kind = V_ARRAY;
-  out->arr = n;
-}
-
 /* A grid from per-axis chunk size lists (ndim 0 to 2). */
 static int grid_of(int ndim, const int64_t *shape, const int64_t *const *sizes, const int64_t *n,
                    tsr_grid *g) {
@@ -37,50 +31,50 @@ static int new_node(int op, tsr_node *x, tsr_node *y, double param, int ndim, co
   return st;
 }
 
-int tsr_transpose_value(tsr_interp *ip, const ast_node *at, tsr_node *x, tsr_value *out) {
+static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_value *out) {
   const tsr_grid *g = &x->grid;
   if (g->ndim > 2)
-    return tsr_interp_error(ip, at, TSR_ERR_SHAPE,
+    return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
                             "transpose supports 1-d and 2-d arrays, got %d dimensions", g->ndim);
   if (g->ndim < 2) {
-    set_array(out, x);
+    tsr_set_array(out, x);
     return TSR_OK;
   }
   if (x->kind == N_LINALG && x->op == LA_TRANSPOSE) { /* x.T.T is x */
-    set_array(out, x->in[0]);
+    tsr_set_array(out, x->in[0]);
     return TSR_OK;
   }
   int64_t shape[2] = {g->shape[1], g->shape[0]}, n[2] = {g->nchunks[1], g->nchunks[0]};
   const int64_t *sizes[2] = {g->sizes[1], g->sizes[0]};
   tsr_node *t;
-  TSR_CHECK(tsr_interp_relocate(ip, at, new_node(LA_TRANSPOSE, x, NULL, 0, 2, shape, sizes, n, x->dtype, &t)));
-  set_array(out, t);
+  TSR_CHECK(tsr_ctx_relocate(c, at, new_node(LA_TRANSPOSE, x, NULL, 0, 2, shape, sizes, n, x->dtype, &t)));
+  tsr_set_array(out, t);
   return TSR_OK;
 }
 
-int tsr_b_transpose(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out) {
   (void)def;
   if (a->v[0].kind != V_ARRAY)
-    return tsr_interp_error(ip, a->at[0], TSR_ERR_TYPE, "transpose needs an array, got %s",
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "transpose needs an array, got %s",
                             tsr_value_type_name(&a->v[0]));
-  return tsr_transpose_value(ip, call, a->v[0].arr, out);
+  return transpose_node(c, call, a->v[0].arr, out);
 }
 
 static void shape_text(const tsr_grid *g, char *buf, size_t n) { tsr_shape_format(g->ndim, g->shape, buf, n); }
 
-int tsr_matmul_values(tsr_interp *ip, const ast_node *at, const tsr_value *x, const ast_node *xat,
-                      const tsr_value *y, const ast_node *yat, tsr_value *out) {
+static int matmul_values(tsr_ctx *c, const ast_node *at, const tsr_value *x, const ast_node *xat,
+                         const tsr_value *y, const ast_node *yat, tsr_value *out) {
   const tsr_value *v[2] = {x, y};
   const ast_node *w[2] = {xat, yat};
   for (int i = 0; i < 2; i++) {
     if (v[i]->kind != V_ARRAY)
-      return tsr_interp_error(ip, w[i], TSR_ERR_TYPE,
+      return tsr_ctx_error(c, w[i], TSR_ERR_TYPE,
                               "matrix product operands must be arrays, got %s (use * to scale)",
                               tsr_value_type_name(v[i]));
     int nd = v[i]->arr->grid.ndim;
     if (nd < 1 || nd > 2)
-      return tsr_interp_error(ip, w[i], TSR_ERR_SHAPE,
+      return tsr_ctx_error(c, w[i], TSR_ERR_SHAPE,
                               "matrix product of 1-d and 2-d arrays only, got %d dimensions", nd);
   }
   const tsr_grid *gx = &x->arr->grid, *gy = &y->arr->grid;
@@ -89,7 +83,7 @@ int tsr_matmul_values(tsr_interp *ip, const ast_node *at, const tsr_value *x, co
     char sx[64], sy[64];
     shape_text(gx, sx, sizeof sx);
     shape_text(gy, sy, sizeof sy);
-    return tsr_interp_error(ip, at, TSR_ERR_SHAPE,
+    return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
                             "matrix product: shapes %s and %s not aligned: %lld (dim %d) != %lld (dim 0)",
                             sx, sy, (long long)kx, gx->ndim - 1, (long long)ky);
   }
@@ -108,30 +102,30 @@ int tsr_matmul_values(tsr_interp *ip, const ast_node *at, const tsr_value *x, co
   }
   tsr_dtype dt = x->arr->dtype == TSR_F32 && y->arr->dtype == TSR_F32 ? TSR_F32 : TSR_F64;
   tsr_node *r;
-  TSR_CHECK(tsr_interp_relocate(ip, at, new_node(LA_MATMUL, x->arr, y->arr, 0, nd, shape, sizes, n, dt, &r)));
-  set_array(out, r);
+  TSR_CHECK(tsr_ctx_relocate(c, at, new_node(LA_MATMUL, x->arr, y->arr, 0, nd, shape, sizes, n, dt, &r)));
+  tsr_set_array(out, r);
   return TSR_OK;
 }
 
-int tsr_b_matmul(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out) {
   (void)def;
-  return tsr_matmul_values(ip, call, &a->v[0], a->at[0], &a->v[1], a->at[1], out);
+  return matmul_values(c, call, &a->v[0], a->at[0], &a->v[1], a->at[1], out);
 }
 
 /* The input of qr/svd: a 2-d array with one column of chunks. */
-static int tall_input(tsr_interp *ip, const tsr_args *a, const char *what, tsr_node **x) {
+static int tall_input(tsr_ctx *c, const tsr_args *a, const char *what, tsr_node **x) {
   if (a->v[0].kind != V_ARRAY)
-    return tsr_interp_error(ip, a->at[0], TSR_ERR_TYPE, "%s needs a 2-d array, got %s", what,
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "%s needs a 2-d array, got %s", what,
                             tsr_value_type_name(&a->v[0]));
   const tsr_grid *g = &a->v[0].arr->grid;
   if (g->ndim != 2)
-    return tsr_interp_error(ip, a->at[0], TSR_ERR_SHAPE, "%s needs a 2-d array, got %d dimensions",
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "%s needs a 2-d array, got %d dimensions",
                             what, g->ndim);
   if (g->shape[0] == 0 || g->shape[1] == 0)
-    return tsr_interp_error(ip, a->at[0], TSR_ERR_SHAPE, "%s of an empty array", what);
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "%s of an empty array", what);
   if (g->nchunks[1] != 1)
-    return tsr_interp_error(ip, a->at[0], TSR_ERR_SHAPE,
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE,
                             "%s needs one column of chunks (tall-skinny QR), but the array's %lld "
                             "columns are split in %lld chunks: use rechunk(x, (%lld, %lld)) first",
                             what, (long long)g->shape[1], (long long)g->nchunks[1],
@@ -140,53 +134,53 @@ static int tall_input(tsr_interp *ip, const tsr_args *a, const char *what, tsr_n
   return TSR_OK;
 }
 
-static int tuple_of(tsr_interp *ip, tsr_node *const *nodes, int n, tsr_value *out) {
+static int tuple_of(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out) {
   memset(out, 0, sizeof *out);
   out->kind = V_TUPLE;
   out->nitems = n;
-  TSR_CHECK(tsr_interp_alloc(ip, sizeof(tsr_value) * (size_t)(n + 1), (void **)&out->items));
-  for (int i = 0; i < n; i++) set_array(&out->items[i], nodes[i]);
+  TSR_CHECK(tsr_ctx_alloc(c, sizeof(tsr_value) * (size_t)(n + 1), (void **)&out->items));
+  for (int i = 0; i < n; i++) tsr_set_array(&out->items[i], nodes[i]);
   return TSR_OK;
 }
 
 /* q, r = qr(x) */
-int tsr_b_qr(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
              tsr_value *out) {
   (void)def;
   tsr_node *x = NULL, *o[2];
-  TSR_CHECK(tall_input(ip, a, "qr", &x));
+  TSR_CHECK(tall_input(c, a, "qr", &x));
   const tsr_grid *g = &x->grid;
   int64_t m = g->shape[0], n = g->shape[1], K = m < n ? m : n;
   int64_t qs[2] = {m, K}, qn[2] = {g->nchunks[0], 1}, rs[2] = {K, n}, rn[2] = {1, 1};
   const int64_t *qsz[2] = {g->sizes[0], &qs[1]}, *rsz[2] = {&rs[0], &rs[1]};
-  TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_QR_Q, x, NULL, 0, 2, qs, qsz, qn, x->dtype, &o[0])));
-  TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_QR_Q, x, NULL, 0, 2, qs, qsz, qn, x->dtype, &o[0])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
   TSR_CHECK(tsr_group_add(o, 2));
-  return tuple_of(ip, o, 2, out);
+  return tuple_of(c, o, 2, out);
 }
 
 /* u, s, vt = svd(x, k=None) */
-int tsr_b_svd(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
               tsr_value *out) {
   (void)def;
   tsr_node *x = NULL, *o[3];
-  TSR_CHECK(tall_input(ip, a, "svd", &x));
+  TSR_CHECK(tall_input(c, a, "svd", &x));
   const tsr_grid *g = &x->grid;
   int64_t m = g->shape[0], n = g->shape[1], K = m < n ? m : n, k = K;
   if (a->given[1] && a->v[1].kind != V_NONE) {
     long long kk;
-    TSR_CHECK(tsr_arg_int(ip, a, 1, "k", &kk));
+    TSR_CHECK(tsr_arg_int(c, a, 1, "k", &kk));
     if (kk < 1 || kk > K)
-      return tsr_interp_error(ip, a->at[1], TSR_ERR_VALUE, "k must be 1 to %lld (min of the shape), got %lld",
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "k must be 1 to %lld (min of the shape), got %lld",
                               (long long)K, kk);
     k = kk;
   }
   double param = k == K ? 0.0 : (double)k;
   int64_t us[2] = {m, k}, un[2] = {g->nchunks[0], 1}, ss[1] = {k}, sn[1] = {1}, vs[2] = {k, n}, vn[2] = {1, 1};
   const int64_t *usz[2] = {g->sizes[0], &us[1]}, *ssz[1] = {&ss[0]}, *vsz[2] = {&vs[0], &vs[1]};
-  TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_U, x, NULL, param, 2, us, usz, un, x->dtype, &o[0])));
-  TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_S, x, NULL, param, 1, ss, ssz, sn, x->dtype, &o[1])));
-  TSR_CHECK(tsr_interp_relocate(ip, call, new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_U, x, NULL, param, 2, us, usz, un, x->dtype, &o[0])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_S, x, NULL, param, 1, ss, ssz, sn, x->dtype, &o[1])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
   TSR_CHECK(tsr_group_add(o, 3));
-  return tuple_of(ip, o, 3, out);
+  return tuple_of(c, o, 3, out);
 }

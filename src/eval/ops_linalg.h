@@ -6,21 +6,15 @@
 #ifndef TSR_OPS_LINALG_H
 #define TSR_OPS_LINALG_H
 
-#include "eval/interp.h"
-#include "eval/ops.h"
+#include "eval/builtin.h"
 
-int tsr_b_transpose(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out);
-int tsr_b_matmul(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
-int tsr_b_qr(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
              tsr_value *out);
-int tsr_b_svd(tsr_interp *ip, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
               tsr_value *out);
-
-/* x @ y (errors located at the operands), and x.T, for the interpreter. */
-int tsr_matmul_values(tsr_interp *ip, const ast_node *at, const tsr_value *x, const ast_node *xat,
-                      const tsr_value *y, const ast_node *yat, tsr_value *out);
-int tsr_transpose_value(tsr_interp *ip, const ast_node *at, tsr_node *x, tsr_value *out);
 
 #endif

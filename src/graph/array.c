@@ -4,6 +4,7 @@
  */
 #include "graph/array.h"
 #include "graph/groups.h"
+#include "graph/sinks.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -186,7 +187,7 @@ int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr
   return node_intern(&p, out);
 }
 
-int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
+int tsr_node_load(const tsr_load_src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
   tsr_node p;
   proto_init(&p, N_LOAD, 0, dt);
   p.src = src;
@@ -265,4 +266,6 @@ void tsr_nodes_free_all(void) {
   }
   next_id = 0;
   tsr_groups_free();
+  tsr_sources_free();
+  tsr_sinks_free();
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "graph/chunks.h"
+#include "graph/sources.h"
 #include "kernel/ids.h"
 
 typedef enum tsr_node_kind {
@@ -36,7 +37,8 @@ typedef enum tsr_la_op {
   LA_TRANSPOSE, LA_MATMUL, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT
 } tsr_la_op;
 
-struct tsr_h5src;
+/* The name exec/stage.c still uses for a loaded dataset (graph/sources.h). */
+typedef struct tsr_load_src tsr_h5src;
 
 typedef struct tsr_node tsr_node;
 struct tsr_node {
@@ -52,7 +54,7 @@ struct tsr_node {
   int nsel;
   int axis;           /* REDUCE: -1 for all axes */
   int keepdims, ddof; /* REDUCE */
-  const struct tsr_h5src *src; /* LOAD: the file and dataset (io/h5array.h) */
+  const tsr_load_src *src; /* LOAD: the file and dataset (graph/sources.h) */
   int id;             /* creation number (stable across ranks) */
   uint64_t hash;
   double *value;      /* computed values (row-major), replicated; NULL until computed */
@@ -75,7 +77,7 @@ int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
 int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);
 int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out);
 int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out);
-int tsr_node_load(const struct tsr_h5src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
+int tsr_node_load(const tsr_load_src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
 /* x on grid (same shape); returns x itself when the grids are equal. */
 int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
 /* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
@@ -94,8 +96,9 @@ void tsr_node_release_held(tsr_node *n);
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);
 
-/* Frees every node created since the last call, and the decompositions
- * that group them (graph/groups.h): the end of a job. */
+/* The end of a job: frees every node created since the last call and the
+ * job's other graph state (decompositions, graph/groups.h; loaded datasets,
+ * graph/sources.h; save statements, graph/sinks.h). */
 void tsr_nodes_free_all(void);
 
 #endif

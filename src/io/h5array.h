@@ -36,14 +36,6 @@ typedef struct tsr_h5meta {
   int64_t chunk[TSR_MAXDIM]; /* ... with these chunk dimensions */
 } tsr_h5meta;
 
-/* A dataset a job loads: one per (file, dataset), shared by every node that
- * reads it (load nodes point to it; ops_io.c owns them). */
-typedef struct tsr_h5src {
-  char *path, *dataset;
-  tsr_h5meta meta;
-  struct tsr_h5src *next;
-} tsr_h5src;
-
 /* Checks that path is an HDF5 file holding `dataset`, a dataset of 1 to
  * TSR_MAXDIM dimensions of a floating-point or integer type whose filters
  * this HDF5 can decode, and describes it. Independent (any one rank). */

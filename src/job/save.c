@@ -27,32 +27,25 @@
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
-#include "eval/ops_io.h"
+#include "graph/sinks.h"
+#include "util/grow.h"
 #include "util/signals.h"
 #include "exec/stage.h"
 #include "util/trace.h"
 
 #define TOKEN_TAG 4244
 
-typedef struct save_entry {
-  const tsr_source *src;
-  int line, col;
-  char *file, *dataset;
-  tsr_node *node;
-  int gzip;
-} save_entry;
-
 typedef struct save_file {
   char *path, *tmp;
   int created; /* the temporary exists (rank 0 removes it on failure) */
 } save_file;
 
-static save_entry *saves;
-static int nsaves;
+/* The files of the job's saves (graph/sinks.h), each once, in the order of
+ * their first save. */
 static save_file *files;
-static int nfiles;
+static int64_t nfiles, files_cap;
 
-int tsr_save_count(void) { return nsaves; }
+int tsr_save_count(void) { return tsr_sinks_count(); }
 
 static int file_index(const char *path) {
   for (int i = 0; i < nfiles; i++)
@@ -60,57 +53,36 @@ static int file_index(const char *path) {
   return -1;
 }
 
-/* Whether dataset a is a group on the way to b ("/a" and "/a/b"). */
-static int is_parent(const char *a, const char *b) {
-  size_t n = strlen(a);
-  return strncmp(a, b, n) == 0 && b[n] == '/';
+static int add_file(const char *path) {
+  TSR_CHECK(tsr_grow((void **)&files, &files_cap, nfiles + 1, sizeof *files, "for saved files"));
+  files[nfiles] = (save_file){strdup(path), NULL, 0};
+  if (!files[nfiles].path) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  nfiles++;
+  return TSR_OK;
 }
 
-int tsr_save_add(const tsr_source *src, int line, int col, const char *file,
-                 const char *dataset, tsr_node *node, int gzip) {
-  for (int i = 0; i < nsaves; i++) {
-    if (strcmp(saves[i].file, file)) continue;
-    if (!strcmp(saves[i].dataset, dataset))
-      return tsr_source_error(src, line, col, TSR_ERR_VALUE,
-                              "dataset '%s' of '%s' is already saved on line %d", dataset, file,
-                              saves[i].line);
-    if (is_parent(saves[i].dataset, dataset) || is_parent(dataset, saves[i].dataset))
-      return tsr_source_error(src, line, col, TSR_ERR_VALUE,
-                              "datasets '%s' and '%s' of '%s' (line %d): one would be a group of "
-                              "the other", dataset, saves[i].dataset, file, saves[i].line);
-  }
-  save_entry *p = realloc(saves, sizeof *p * (size_t)(nsaves + 1));
-  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  saves = p;
-  save_entry *e = &saves[nsaves];
-  *e = (save_entry){src, line, col, strdup(file), strdup(dataset), node, gzip};
-  if (!e->file || !e->dataset) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  nsaves++;
-  if (file_index(file) < 0) {
-    save_file *q = realloc(files, sizeof *q * (size_t)(nfiles + 1));
-    if (!q) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    files = q;
-    files[nfiles] = (save_file){strdup(file), NULL, 0};
-    if (!files[nfiles].path) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    nfiles++;
-  }
+/* Builds the list of files from the sinks (once a job). */
+static int list_files(void) {
+  if (nfiles > 0) return TSR_OK;
+  for (int i = 0; i < tsr_sinks_count(); i++)
+    if (file_index(tsr_sinks_at(i)->file) < 0) TSR_CHECK(add_file(tsr_sinks_at(i)->file));
   return TSR_OK;
 }
 
 /* The first save into a file, for error positions. */
-static const save_entry *first_save(const char *path) {
-  for (int i = 0; i < nsaves; i++)
-    if (!strcmp(saves[i].file, path)) return &saves[i];
+static const tsr_sink *first_save(const char *path) {
+  for (int i = 0; i < tsr_sinks_count(); i++)
+    if (!strcmp(tsr_sinks_at(i)->file, path)) return tsr_sinks_at(i);
   return NULL;
 }
 
 /* ---- checks before any work --------------------------------------------------- */
 
 static int target_error(const char *path, int code, const char *fmt, const char *arg) {
-  const save_entry *e = first_save(path);
+  const tsr_sink *e = first_save(path);
   char msg[768];
   snprintf(msg, sizeof msg, fmt, path, arg);
-  return tsr_source_error(e->src, e->line, e->col, code, "%s", msg);
+  return tsr_source_error(e->text, e->line, e->col, code, "%s", msg);
 }
 
 /* Rank 0: can path be written (or replaced) with a temporary beside it? */
@@ -150,15 +122,15 @@ static int agree_rank0(int st, const char *what) {
 }
 
 int tsr_save_check(int overwrite, const char *results_path) {
-  if (nfiles == 0) return TSR_OK;
-  int st = TSR_OK;
+  int st = list_files();
+  if (nfiles == 0) return st;
   if (tsr_comm_rank() == 0)
     for (int i = 0; i < nfiles && st == TSR_OK; i++) st = check_target(files[i].path, overwrite, results_path);
   return agree_rank0(st, "cannot write a saved file");
 }
 
 int tsr_save_plan(const tsr_exec *ex) {
-  for (int i = 0; i < nsaves; i++) TSR_CHECK(tsr_exec_check(ex, saves[i].node));
+  for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_exec_check(ex, tsr_sinks_at(i)->node));
   return TSR_OK;
 }
 
@@ -186,7 +158,7 @@ static int collective_writes(const tsr_exec *ex) {
 typedef struct writing {
   tsr_exec *ex;
   save_file *f;
-  const save_entry *e;
+  const tsr_sink *e;
   int collective;
   tsr_h5_writer *w; /* open for the whole dataset: collective or one rank */
 } writing;
@@ -259,8 +231,8 @@ static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer
       f->created = 1;
       tsr_signals_add_temp(f->tmp); /* Ctrl-C removes it at once */
     }
-    for (int i = 0; i < nsaves && st == TSR_OK; i++) {
-      const save_entry *e = &saves[i];
+    for (int i = 0; i < tsr_sinks_count() && st == TSR_OK; i++) {
+      const tsr_sink *e = tsr_sinks_at(i);
       if (strcmp(e->file, f->path)) continue;
       int64_t chunk[TSR_MAXDIM];
       hdf5_chunks(e->node, chunk);
@@ -287,11 +259,12 @@ static int write_file(tsr_exec *ex, save_file *f) {
   tsr_h5_writer *w = NULL;
   TSR_CHECK(create_file(ex, f, collective, &w));
   int st = TSR_OK;
-  for (int i = 0; i < nsaves && st == TSR_OK; i++) {
-    if (strcmp(saves[i].file, f->path)) continue;
-    writing c = {ex, f, &saves[i], collective, w};
-    st = tsr_exec_prepare(ex, saves[i].node); /* the reductions it reads */
-    if (st == TSR_OK) st = tsr_stage_waves(ex, saves[i].node, write_wave, &c);
+  for (int i = 0; i < tsr_sinks_count() && st == TSR_OK; i++) {
+    const tsr_sink *e = tsr_sinks_at(i);
+    if (strcmp(e->file, f->path)) continue;
+    writing c = {ex, f, e, collective, w};
+    st = tsr_exec_prepare(ex, e->node); /* the reductions it reads */
+    if (st == TSR_OK) st = tsr_stage_waves(ex, e->node, write_wave, &c);
   }
   if (w) {
     int cs = tsr_h5_writer_close(w);
@@ -301,6 +274,7 @@ static int write_file(tsr_exec *ex, save_file *f) {
 }
 
 int tsr_save_run(tsr_exec *ex) {
+  TSR_CHECK(list_files());
   if (nfiles == 0) return TSR_OK;
   long pid = (long)getpid();
   TSR_CHECK(tsr_p2p_bcast(&pid, sizeof pid));
@@ -357,19 +331,12 @@ void tsr_save_abort(void) {
 }
 
 void tsr_io_job_end(void) {
-  for (int i = 0; i < nsaves; i++) {
-    free(saves[i].file);
-    free(saves[i].dataset);
-  }
   for (int i = 0; i < nfiles; i++) {
     free(files[i].path);
     free(files[i].tmp);
   }
-  free(saves);
   free(files);
-  saves = NULL;
   files = NULL;
-  nsaves = nfiles = 0;
+  nfiles = files_cap = 0;
   tsr_stage_job_end();
-  tsr_h5src_free_all();
 }

@@ -1,7 +1,7 @@
 /*
  * save.h - the `save(file, dataset, array)` statements of a job.
  *
- * Interpreting a save only records it (and checks its arguments). Before any
+ * Interpreting a save only records it (graph/sinks.h). Before any
  * work, rank 0 checks every target file (an existing file needs --overwrite,
  * the directory must take a temporary file) and the ranks agree. After the
  * small values are computed, each file is written under a temporary name in
@@ -18,12 +18,6 @@
 #include "lang/ast.h"
 #include "exec/exec.h"
 #include "io/results.h"
-
-/* Records save(file, dataset, node) written at `at` (gzip: level 0-9, or -1
- * for none). A second save of the same dataset into the same file is an
- * error located at `at`. */
-int tsr_save_add(const tsr_source *src, int line, int col, const char *file,
-                 const char *dataset, tsr_node *node, int gzip);
 
 /* Number of saves recorded by this job. */
 int tsr_save_count(void);
@@ -48,7 +42,8 @@ int tsr_save_commit(const tsr_attr *attrs, int nattrs);
 /* After a failed job: removes the temporaries (rank 0). Not collective. */
 void tsr_save_abort(void);
 
-/* Forgets the job's saves, loads and open files (end of every job). */
+/* Forgets the job's saved files (end of every job; the save statements and
+ * loaded datasets end with the graph, tsr_nodes_free_all). */
 void tsr_io_job_end(void);
 
 #endif

@@ -29,6 +29,7 @@
 #include "mpi/comm.h"
 #include "eval/ops.h"
 #include "job/save.h"
+#include "job/sources.h"
 #include "util/signals.h"
 #include "job/summary.h"
 #include "tessera.h"
@@ -318,7 +319,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   ast_program prog;
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
-  tsr_interp_init(&ip, &src, opt->seed);
+  tsr_job_interp_init(&ip, &src, opt->seed);
   tsr_exec ex;
   int st = tsr_interp_program(&ip, &prog);
   t.parse = tsr_comm_time() - t0;
@@ -399,7 +400,7 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
   ast_node *e;
   TSR_CHECK(tsr_parse_expression(&src, &e));
   struct tsr_interp ip;
-  tsr_interp_init(&ip, &src, opt->seed);
+  tsr_job_interp_init(&ip, &src, opt->seed);
   tsr_value v;
   tsr_exec ex;
   int st = tsr_interp_expr(&ip, e, &v);

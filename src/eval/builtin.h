@@ -1,0 +1,67 @@
+/*
+ * builtin.h - what a builtin of the operation table is: its table line
+ * (tsr_op_def), the arguments the interpreter bound to its parameters
+ * (tsr_args), and the argument conversions every family of builtins shares
+ * (args.c). Builtins take a context (context.h), never the interpreter.
+ */
+#ifndef TSR_BUILTIN_H
+#define TSR_BUILTIN_H
+
+#include "lang/ast.h"
+#include "eval/context.h"
+#include "eval/value.h"
+
+#define TSR_MAX_PARAMS 8
+
+typedef enum tsr_op_kind { OPK_GENERATOR, OPK_ELEMENTWISE, OPK_REDUCTION, OPK_ARRAY } tsr_op_kind;
+
+/* Arguments bound to the parameters of an op, by parameter position. */
+typedef struct tsr_args {
+  tsr_value v[TSR_MAX_PARAMS];
+  int given[TSR_MAX_PARAMS];
+  const ast_node *at[TSR_MAX_PARAMS]; /* where each argument was written */
+} tsr_args;
+
+typedef struct tsr_op_def tsr_op_def;
+typedef int (*tsr_builtin)(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                           tsr_value *out);
+
+struct tsr_op_def {
+  const char *name;
+  tsr_op_kind kind;
+  int code;                               /* tsr_ew_op / tsr_red_kind / tsr_random_kind */
+  const char *params[TSR_MAX_PARAMS + 1]; /* NULL-terminated */
+  int npos;                               /* how many may be given by position */
+  int nreq;                               /* how many are required */
+  int is_method;                          /* also x.name(...) with x as first parameter */
+  tsr_builtin fn;
+  const char *doc;                        /* one line for `tessera info` */
+  const char *symbol;                     /* the operator it implements ("+", ".T"), or NULL */
+};
+
+/* Argument conversions (args.c): argument i of a, with errors located at it. */
+int tsr_arg_int(tsr_ctx *c, const tsr_args *a, int i, const char *what, long long *out);
+int tsr_arg_number(tsr_ctx *c, const tsr_args *a, int i, const char *what, double *out);
+int tsr_arg_string(tsr_ctx *c, const tsr_args *a, int i, const char *what, const char **s);
+/* shape=: an integer or a tuple of integers. */
+int tsr_arg_shape(tsr_ctx *c, const tsr_args *a, int i, int *ndim, int64_t *shape);
+/* dtype=: float64 when not given or None. */
+int tsr_arg_dtype(tsr_ctx *c, const tsr_args *a, int i, tsr_dtype *dt);
+/* chunks= in every accepted form ("auto" when not given). */
+int tsr_arg_chunks(tsr_ctx *c, const tsr_args *a, int i, int ndim, const int64_t *shape,
+                   tsr_dtype dt, tsr_grid *g);
+/* One axis of chunks=: an int (-1 or None: the whole axis) or an explicit
+ * tuple, into a new array *sizes of *n sizes (the caller frees it). */
+int tsr_arg_chunk_axis(tsr_ctx *c, const ast_node *at, const tsr_value *e, int axis, int64_t len,
+                       int64_t **sizes, int64_t *n);
+/* axis=: None -> -1 (all axes); negative counts from the end. */
+int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis);
+
+/* A number as a 0-d array of dtype like; an array as itself. */
+int tsr_as_array(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like,
+                 tsr_node **out);
+
+void tsr_set_array(tsr_value *out, tsr_node *n);
+void tsr_set_float(tsr_value *out, double f);
+
+#endif

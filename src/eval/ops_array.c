@@ -1,0 +1,201 @@
+/*
+ * ops_array.c - the array builtins (ops_array.h).
+ *
+ * A builtin checks and converts its bound arguments, then creates a lazy node;
+ * it computes nothing. Numbers passed to elementwise functions and reductions
+ * give numbers back, as in NumPy.
+ */
+#include "eval/ops_array.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "kernel/ew_scalar.h"
+
+/* ---- generators ---------------------------------------------------------- */
+
+/* Shared tail of every generator: shape (or size), chunks, dtype. */
+static int gen_grid(tsr_ctx *c, const ast_node *call, tsr_args *a, int ishape, int isize,
+                    int ichunks, int idtype, tsr_grid *g, tsr_dtype *dt) {
+  int ndim = 0, is = a->given[ishape] ? ishape : (isize >= 0 && a->given[isize] ? isize : -1);
+  int64_t shape[TSR_MAXDIM];
+  if (is < 0) return tsr_ctx_error(c, call, TSR_ERR_VALUE, "missing shape= argument");
+  TSR_CHECK(tsr_arg_shape(c, a, is, &ndim, shape));
+  TSR_CHECK(tsr_arg_dtype(c, a, idtype, dt));
+  return tsr_arg_chunks(c, a, ichunks, ndim, shape, *dt, g);
+}
+
+static int stream_of(tsr_ctx *c, tsr_args *a, int iseed, uint32_t *stream) {
+  uint32_t next = tsr_ctx_next_stream(c);
+  if (!a->given[iseed] || a->v[iseed].kind == V_NONE) {
+    *stream = next;
+    return TSR_OK;
+  }
+  long long s = 0;
+  TSR_CHECK(tsr_arg_int(c, a, iseed, "seed", &s));
+  if (s < 0 || s > 0xffffffffLL)
+    return tsr_ctx_error(c, a->at[iseed], TSR_ERR_VALUE, "seed must be in [0, 2^32), got %lld", s);
+  *stream = (uint32_t)s;
+  return TSR_OK;
+}
+
+/* A random array of kind over the grid of the arguments at ishape, isize,
+ * ichunks, idtype, on the stream of the seed= at iseed. */
+static int random_array(tsr_ctx *c, const ast_node *call, tsr_args *a, int kind, double p0,
+                        double p1, const int idx[5], tsr_value *out) {
+  tsr_grid g;
+  tsr_dtype dt = TSR_F64;
+  uint32_t stream = 0;
+  tsr_node *n = NULL;
+  TSR_CHECK(gen_grid(c, call, a, idx[0], idx[1], idx[2], idx[3], &g, &dt));
+  int st = TSR_OK;
+  TSR_CHECK_GOTO(st, stream_of(c, a, idx[4], &stream), done);
+  TSR_CHECK_GOTO(st, tsr_node_random(kind, p0, p1, tsr_ctx_seed(c), stream, &g, dt, &n), done);
+  tsr_set_array(out, n);
+done:
+  tsr_grid_free(&g);
+  return st;
+}
+
+/* normal(loc, scale, shape, chunks, seed, dtype, size) and uniform(low, high, ...) */
+int tsr_b_random2(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  double p0 = 0.0, p1 = 1.0;
+  if (a->given[0]) TSR_CHECK(tsr_arg_number(c, a, 0, def->params[0], &p0));
+  if (a->given[1]) TSR_CHECK(tsr_arg_number(c, a, 1, def->params[1], &p1));
+  if (def->code == RNG_NORMAL && p1 < 0)
+    return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "scale must be non-negative, got %g", p1);
+  static const int idx[5] = {2, 6, 3, 5, 4}; /* shape, size, chunks, dtype, seed */
+  return random_array(c, call, a, def->code, p0, p1, idx, out);
+}
+
+/* random(shape, chunks, seed, dtype, size): uniform on (0, 1] */
+int tsr_b_random(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out) {
+  (void)def;
+  static const int idx[5] = {0, 4, 1, 3, 2};
+  return random_array(c, call, a, RNG_UNIFORM, 0.0, 1.0, idx, out);
+}
+
+/* zeros/ones(shape, chunks, dtype) and full(shape, fill_value, chunks, dtype) */
+int tsr_b_fill(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  int is_full = !strcmp(def->name, "full");
+  double value = !strcmp(def->name, "ones") ? 1.0 : 0.0;
+  if (is_full) TSR_CHECK(tsr_arg_number(c, a, 1, "fill_value", &value));
+  tsr_grid g;
+  tsr_dtype dt = TSR_F64;
+  TSR_CHECK(gen_grid(c, call, a, 0, -1, is_full ? 2 : 1, is_full ? 3 : 2, &g, &dt));
+  tsr_node *n = NULL;
+  int st = tsr_node_full(value, &g, dt, &n);
+  tsr_grid_free(&g);
+  TSR_CHECK(st);
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* arange(stop) or arange(start, stop, step), chunks, dtype */
+int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out) {
+  (void)def;
+  (void)call;
+  double start = 0, stop = 0, step = 1;
+  TSR_CHECK(tsr_arg_number(c, a, 0, "stop", &stop));
+  if (a->given[1]) {
+    start = stop;
+    TSR_CHECK(tsr_arg_number(c, a, 1, "stop", &stop));
+  }
+  if (a->given[2]) TSR_CHECK(tsr_arg_number(c, a, 2, "step", &step));
+  if (step == 0) return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE, "arange step cannot be zero");
+  double cnt = ceil((stop - start) / step);
+  int64_t n = cnt > 0 ? (int64_t)cnt : 0;
+  tsr_dtype dt = TSR_F64;
+  TSR_CHECK(tsr_arg_dtype(c, a, 4, &dt));
+  tsr_grid g;
+  TSR_CHECK(tsr_arg_chunks(c, a, 3, 1, &n, dt, &g));
+  tsr_node *node = NULL;
+  int st = tsr_node_arange(start, step, &g, dt, &node);
+  tsr_grid_free(&g);
+  TSR_CHECK(st);
+  tsr_set_array(out, node);
+  return TSR_OK;
+}
+
+/* ---- elementwise --------------------------------------------------------- */
+
+int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out) {
+  (void)call;
+  if (tsr_value_is_number(&a->v[0])) {
+    tsr_set_float(out, tsr_ew_unary(def->code, tsr_value_number(&a->v[0])));
+    return TSR_OK;
+  }
+  tsr_node *x, *n;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(tsr_node_unary(def->code, x, &n));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out) {
+  const tsr_value *x = &a->v[0], *y = &a->v[1];
+  if (tsr_value_is_number(x) && tsr_value_is_number(y)) {
+    tsr_set_float(out, tsr_ew_binary(def->code, tsr_value_number(x), tsr_value_number(y)));
+    return TSR_OK;
+  }
+  tsr_dtype like = x->kind == V_ARRAY ? x->arr->dtype : (y->kind == V_ARRAY ? y->arr->dtype : TSR_F64);
+  tsr_node *nx, *ny, *n;
+  TSR_CHECK(tsr_as_array(c, x, a->at[0], like, &nx));
+  TSR_CHECK(tsr_as_array(c, y, a->at[1], like, &ny));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(def->code, nx, ny, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* ---- reductions and array methods ---------------------------------------- */
+
+/* A reduction of a number: itself, or 0 (NaN when ddof leaves no degree of
+ * freedom) for var and std. */
+static double reduce_number(int code, double x, long long ddof) {
+  if (code == RED_VAR || code == RED_STD) return 1 - ddof > 0 ? 0.0 : NAN;
+  return x;
+}
+
+int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out) {
+  long long ddof = 0, keep = 0;
+  if (a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "ddof", &ddof));
+  if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "keepdims", &keep));
+  if (tsr_value_is_number(&a->v[0]) && (!a->given[1] || a->v[1].kind == V_NONE)) {
+    tsr_set_float(out, reduce_number(def->code, tsr_value_number(&a->v[0]), ddof));
+    return TSR_OK;
+  }
+  tsr_node *x, *n;
+  int axis = -1;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(tsr_arg_axis(c, a, 1, x->grid.ndim, &axis));
+  int64_t len = axis < 0 ? tsr_node_size(x) : x->grid.shape[axis];
+  if (len == 0 && (def->code == RED_MIN || def->code == RED_MAX))
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
+                         "zero-size array to reduction operation %s which has no identity",
+                         def->code == RED_MIN ? "minimum" : "maximum");
+  if (axis >= 0 && x->grid.ndim == 1 && !keep) axis = -1; /* a 1-d axis reduction is a full one */
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(def->code, x, axis, (int)keep, (int)ddof, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out) {
+  (void)def;
+  (void)call;
+  tsr_dtype dt = TSR_F64;
+  tsr_node *x, *n;
+  TSR_CHECK(tsr_arg_dtype(c, a, 1, &dt));
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(tsr_node_astype(x, dt, &n));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}

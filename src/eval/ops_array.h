@@ -1,0 +1,30 @@
+/*
+ * ops_array.h - builtins of the ops table that make or combine arrays:
+ * generators (normal, uniform, random, zeros, ones, full, arange),
+ * elementwise functions, reductions and astype. Their table lines are in
+ * ops.c.
+ */
+#ifndef TSR_OPS_ARRAY_H
+#define TSR_OPS_ARRAY_H
+
+#include "eval/builtin.h"
+
+int tsr_b_random2(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out);
+int tsr_b_random(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out);
+int tsr_b_fill(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out);
+int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out);
+int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out);
+/* x1 op x2 (def->code: tsr_ew_op); numbers give a number. */
+int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out);
+int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out);
+int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                 tsr_value *out);
+
+#endif
