@@ -4,7 +4,9 @@
  * A program (the `tessera` CLI, or a user's C code) initializes a session on
  * every MPI rank, runs job text or evaluates one expression, and finalizes.
  * Every rank calls the same functions with the same arguments; each builds the
- * same plan and runs its own share of the chunks.
+ * same plan and runs its own share of the chunks. Functions return 0 or a
+ * tsr_status (util/status.h); tsr_error_message() says what went wrong and
+ * tsr_error_get_scope() which ranks should print it.
  */
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -12,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "util/status.h" /* tsr_status, TSR_CHECK, tsr_error_message() ... */
 
 #define TSR_VERSION "0.1.0"
 
@@ -61,9 +65,5 @@ int tsr_inspect(const char *path, FILE *out);
 
 /* Writes the build and runtime description (`tessera info`) to out. */
 void tsr_info(FILE *out);
-
-/* Message and status of the last failure. */
-const char *tsr_error_message(void);
-int tsr_error_code(void);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/error.h"
 #include "tessera.h"
 
 static const char *usage_main =

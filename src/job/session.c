@@ -30,6 +30,7 @@
 #include "eval/ops.h"
 #include "job/save.h"
 #include "job/sources.h"
+#include "job/trace_write.h"
 #include "util/signals.h"
 #include "job/summary.h"
 #include "tessera.h"

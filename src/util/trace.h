@@ -4,11 +4,9 @@
  * Every rank records its own tasks (fused chunk kernels, --no-fuse
  * materializations, combining partials, collectives, file I/O, the phases of
  * a job) as spans with a start, an end, a category and a few counts, in
- * per-thread buffers and without any communication. At the end of a run
- * tsr_trace_write() aligns the ranks' clocks, gathers every span to rank 0
- * and writes one Chrome trace-event JSON file (one process row per rank, one
- * thread row per OpenMP thread or GPU stream) that Perfetto and
- * chrome://tracing open.
+ * per-thread buffers and without any communication. At the end of a run the
+ * job layer (job/trace_write.h) aligns the ranks' clocks, gathers every span
+ * to rank 0 and writes one Chrome trace-event JSON file.
  *
  * Tracing off costs one load and branch of tsr_trace_on per span site; the
  * backends may include this header (it depends on nothing else).
@@ -69,18 +67,27 @@ double tsr_trace_end(tsr_trace_cat cat, const char *name, double t0, tsr_trace_a
 /* The calling thread's row: its OpenMP thread number. */
 int tsr_trace_tid(void);
 
-/* Collective: aligns clocks, gathers every rank's spans to rank 0, which
- * writes the Chrome trace JSON to path (meta is a JSON object's members,
- * e.g. "\"backend\":\"cpu\"", put under "otherData"; may be NULL). Returns 0
- * or a tsr_status (rank 0's file errors are reported by rank 0; every rank
- * returns the same status). Recording stops and the spans are freed. */
-int tsr_trace_write(const char *path, const char *meta);
+/* A recorded span, as tsr_trace_span stored it. */
+typedef struct tsr_trace_rec {
+  double t0, t1;
+  const char *name;
+  tsr_trace_args a;
+  int32_t tid, cat;
+} tsr_trace_rec;
 
-/* Rank 0 checks, before any work, that path can be written. Collective. */
-int tsr_trace_probe(const char *path);
+/* Stops recording and calls fn on every span this rank recorded. */
+void tsr_trace_each(void (*fn)(const tsr_trace_rec *s, void *arg), void *arg);
 
-/* Stops recording and frees the spans (after a failed run). */
-void tsr_trace_discard(void);
+/* When recording started (tsr_trace_now's clock), and how many spans were
+ * dropped beyond the budget. */
+double tsr_trace_started(void);
+int64_t tsr_trace_dropped(void);
+
+/* "phase", "chunk", ...: the category's name in the trace file. */
+const char *tsr_trace_cat_name(int cat);
+
+/* Stops recording and frees the spans. */
+void tsr_trace_clear(void);
 
 #ifdef __cplusplus
 }
