@@ -12,11 +12,14 @@
  */
 #include "fuse/program.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
+#include "util/grow.h"
+
+/* Out of memory while growing a program: "out of memory compiling a program". */
+#define GROW_WHAT "compiling a program"
 
 /* Map from output coordinates to a node's coordinates, one entry per node axis. */
 typedef struct axis_map {
@@ -24,22 +27,11 @@ typedef struct axis_map {
   int64_t off[TSR_MAXDIM], step[TSR_MAXDIM];
 } axis_map;
 
-static int grow(void **ptr, int *cap, int need, size_t elem) {
-  if (need <= *cap) return TSR_OK;
-  int ncap = *cap ? *cap * 2 : 8;
-  while (ncap < need) ncap *= 2;
-  void *p = realloc(*ptr, (size_t)ncap * elem);
-  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory compiling a program");
-  *ptr = p;
-  *cap = ncap;
-  return TSR_OK;
-}
-
 static int new_reg(tsr_prog *p, int is_const, double value, int *reg) {
-  int cap = p->regs_cap;
-  TSR_CHECK(grow((void **)&p->reg_const, &cap, p->nregs + 1, sizeof(int)));
+  int64_t cap = p->regs_cap; /* one capacity for the two arrays */
+  TSR_CHECK(tsr_grow((void **)&p->reg_const, &cap, p->nregs + 1, sizeof(int), GROW_WHAT));
   cap = p->regs_cap;
-  TSR_CHECK(grow((void **)&p->reg_value, &cap, p->nregs + 1, sizeof(double)));
+  TSR_CHECK(tsr_grow((void **)&p->reg_value, &cap, p->nregs + 1, sizeof(double), GROW_WHAT));
   p->regs_cap = cap;
   p->reg_const[p->nregs] = is_const;
   p->reg_value[p->nregs] = value;
@@ -48,14 +40,14 @@ static int new_reg(tsr_prog *p, int is_const, double value, int *reg) {
 }
 
 static int emit(tsr_prog *p, tsr_instr ins) {
-  TSR_CHECK(grow((void **)&p->code, &p->instr_cap, p->ninstr + 1, sizeof ins));
+  TSR_CHECK(tsr_grow((void **)&p->code, &p->instr_cap, p->ninstr + 1, sizeof ins, GROW_WHAT));
   p->code[p->ninstr++] = ins;
   return TSR_OK;
 }
 
 static int add_leaf(tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_kind kind,
                     int *reg) {
-  TSR_CHECK(grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf)));
+  TSR_CHECK(tsr_grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf), GROW_WHAT));
   tsr_leaf *l = &p->leaves[p->nleaves];
   memset(l, 0, sizeof *l);
   l->kind = kind;
@@ -279,26 +271,4 @@ void tsr_prog_free(tsr_prog *p) {
   free(p->reg_const);
   free(p->reg_value);
   memset(p, 0, sizeof *p);
-}
-
-void tsr_prog_dump(const tsr_prog *p, char *buf, size_t n) {
-  static const char *kinds[] = {"random", "arange", "data", "load", "rechunk", "chunks", "held"};
-  size_t used = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < p->ninstr && used < n; i++) {
-    const tsr_instr *ins = &p->code[i];
-    if (ins->kind == I_LEAF) {
-      const tsr_leaf *l = &p->leaves[ins->x];
-      used += (size_t)snprintf(buf + used, n - used, "r%d = leaf %s e=%lld", ins->dst,
-                               kinds[l->kind], (long long)l->e_const);
-      for (int k = 0; k < p->ndim && used < n; k++)
-        used += (size_t)snprintf(buf + used, n - used, "%+lld*i%d", (long long)l->e_coef[k], k);
-    } else {
-      used += (size_t)snprintf(buf + used, n - used, "r%d = %s r%d", ins->dst,
-                               tsr_ew_name(ins->op), ins->x);
-      if (ins->kind == I_BINARY && used < n)
-        used += (size_t)snprintf(buf + used, n - used, " r%d", ins->y);
-    }
-    if (used < n) used += (size_t)snprintf(buf + used, n - used, "%s\n", ins->round_f32 ? " (f32)" : "");
-  }
 }

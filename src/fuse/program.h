@@ -69,11 +69,14 @@ typedef struct tsr_instr {
 typedef struct tsr_prog {
   int ndim;
   int64_t shape[TSR_MAXDIM];
-  int nleaves, leaves_cap;
+  int nleaves;
+  int64_t leaves_cap;
   tsr_leaf *leaves;
-  int ninstr, instr_cap;
+  int ninstr;
+  int64_t instr_cap;
   tsr_instr *code;
-  int nregs, regs_cap;
+  int nregs;
+  int64_t regs_cap;
   int *reg_const;     /* register holds one value for every element */
   double *reg_value;  /* that value */
   int result;         /* register with the output */
@@ -94,8 +97,5 @@ void tsr_prog_free(tsr_prog *p);
 
 /* Number of scratch row buffers a program needs. */
 static inline int tsr_prog_nbuffers(const tsr_prog *p) { return p->nregs; }
-
-/* One line per leaf and instruction, for --explain and tests. */
-void tsr_prog_dump(const tsr_prog *p, char *buf, size_t n);
 
 #endif

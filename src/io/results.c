@@ -10,6 +10,7 @@
 
 #include "io/results.h"
 
+#include "io/h5check.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -20,14 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Turns a negative HDF5 status into TSR_ERR_IO naming the step, the object
- * and the file; HDF5's own error stack is silenced, so this is all users see. */
-#define H5_CHECK(expr, what, name, path)                                       \
-  do {                                                                         \
-    if ((expr) < 0)                                                            \
-      return TSR_ERROR(TSR_ERR_IO, "cannot %s '%s' in results file '%s'",      \
-                       (what), (name), (path));                                \
-  } while (0)
+/* A negative HDF5 status as TSR_ERR_IO naming the step, the object and the
+ * file (H5_CHECK, io/h5check.h). */
+#define RESULTS_CHECK(expr, what, name, path)                                  \
+  H5_CHECK((expr), TSR_ERR_IO, "cannot %s '%s' in results file '%s'", (what), (name), (path))
 
 static size_t item_count(const tsr_result_item *it) {
   size_t n = 1;
@@ -91,14 +88,14 @@ static int write_float32(hid_t dset, const tsr_result_item *it,
   herr_t st = H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                        buf);
   free(buf);
-  H5_CHECK(st, "write dataset", it->name, path);
+  RESULTS_CHECK(st, "write dataset", it->name, path);
   return TSR_OK;
 }
 
 static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
   if (item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
   if (it->is_float32) return write_float32(dset, it, path);
-  H5_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+  RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     it->data),
            "write dataset", it->name, path);
   return TSR_OK;
@@ -106,16 +103,16 @@ static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
 
 static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
   hid_t space = make_space(it);
-  H5_CHECK(space, "create dataspace for", it->name, path);
+  RESULTS_CHECK(space, "create dataspace for", it->name, path);
   hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT,
                           H5P_DEFAULT, H5P_DEFAULT);
   H5Sclose(space);
-  H5_CHECK(dset, "create dataset", it->name, path);
+  RESULTS_CHECK(dset, "create dataset", it->name, path);
   int st = write_data(dset, it, path);
   herr_t closed = H5Dclose(dset);
   if (st != TSR_OK) return st;
-  H5_CHECK(closed, "close dataset", it->name, path);
+  RESULTS_CHECK(closed, "close dataset", it->name, path);
   return TSR_OK;
 }
 
@@ -148,10 +145,10 @@ static herr_t write_attr_value(hid_t file, const tsr_attr *a, hid_t space) {
 
 static int write_attr(hid_t file, const tsr_attr *a, const char *path) {
   hid_t space = H5Screate(H5S_SCALAR);
-  H5_CHECK(space, "create dataspace for attribute", a->key, path);
+  RESULTS_CHECK(space, "create dataspace for attribute", a->key, path);
   herr_t st = write_attr_value(file, a, space);
   H5Sclose(space);
-  H5_CHECK(st, "write attribute", a->key, path);
+  RESULTS_CHECK(st, "write attribute", a->key, path);
   return TSR_OK;
 }
 

@@ -1,0 +1,33 @@
+/*
+ * h5common.h - what the io/ files that read, write and list HDF5 datasets
+ * share: property lists for independent or collective (MPI-IO) access, and
+ * the names of type classes and filters used in messages, and the check
+ * that a path is a readable HDF5 file.
+ */
+#ifndef TSR_H5COMMON_H
+#define TSR_H5COMMON_H
+
+#include <hdf5.h>
+
+/* Whether access asked to be collective can be: parallel HDF5 and MPI
+ * running (otherwise every call is independent). */
+int tsr_h5_is_collective(int collective);
+
+/* File access: MPI-IO for collective access in a parallel build; < 0 on
+ * failure. */
+hid_t tsr_h5_file_access(int collective);
+
+/* Transfer properties: a conversion buffer, collective transfers when asked. */
+hid_t tsr_h5_transfer(int collective);
+
+/* "a string type", "an enum type ...": for messages. */
+const char *tsr_h5_class_name(H5T_class_t c);
+
+/* "gzip", "shuffle", ... (registered ids of common plugins too). */
+const char *tsr_h5_filter_name(H5Z_filter_t id);
+
+/* The file must exist, be readable and be HDF5: each with its own message
+ * (TSR_ERR_IO). */
+int tsr_h5_check_file(const char *path);
+
+#endif

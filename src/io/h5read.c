@@ -1,0 +1,114 @@
+/*
+ * h5read.c - reading hyperslabs of a dataset (h5array.h, "reading"),
+ * converted to doubles by HDF5, independently or collectively (MPI-IO).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "io/h5array.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5check.h"
+#include "io/h5common.h"
+
+/* Datasets are read through a chunk cache of 64 MiB: HDF5 chunks that
+ * several reads share are decompressed once while they fit. Larger HDF5
+ * chunks bypass the cache and are read straight into tessera's buffer (no
+ * extra copy); "auto" chunks make every read cover whole HDF5 chunks. */
+#define READ_CACHE_BYTES ((size_t)64 << 20)
+
+struct tsr_h5_reader {
+  hid_t file, dset, dxpl;
+  int ndim, collective;
+  size_t type_size;
+  double bytes;
+  char *path, *name;
+};
+
+int tsr_h5_reader_open(const char *path, const char *dataset, int collective,
+                       tsr_h5_reader **out) {
+  tsr_h5_quiet();
+  tsr_h5_reader *r;
+  TSR_CALLOC(r, 1, sizeof *r);
+  r->file = r->dset = r->dxpl = -1;
+  r->collective = tsr_h5_is_collective(collective);
+  r->path = strdup(path);
+  r->name = strdup(dataset);
+  int st = r->path && r->name ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  hid_t fapl = st == TSR_OK ? tsr_h5_file_access(r->collective) : -1;
+  if (st == TSR_OK && fapl >= 0) r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (st == TSR_OK && r->file < 0) st = TSR_ERROR(TSR_ERR_IO, "cannot open HDF5 file '%s'", path);
+  if (st == TSR_OK) {
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 12421, READ_CACHE_BYTES, 1.0);
+    r->dset = H5Dopen2(r->file, dataset, dapl);
+    H5Pclose(dapl);
+    if (r->dset < 0) st = TSR_ERROR(TSR_ERR_IO, "cannot open dataset '%s' in '%s'", dataset, path);
+  }
+  if (st == TSR_OK) {
+    hid_t space = H5Dget_space(r->dset), type = H5Dget_type(r->dset);
+    r->ndim = H5Sget_simple_extent_ndims(space);
+    r->type_size = H5Tget_size(type);
+    H5Sclose(space);
+    H5Tclose(type);
+    r->dxpl = tsr_h5_transfer(r->collective);
+    if (r->dxpl < 0) st = TSR_ERROR(TSR_ERR_IO, "cannot set up reading '%s' in '%s'", dataset, path);
+  }
+  if (st != TSR_OK) {
+    tsr_h5_reader_close(r);
+    return st;
+  }
+  *out = r;
+  return TSR_OK;
+}
+
+int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride,
+                const int64_t *count, double *out) {
+  hsize_t s[H5S_MAX_RANK], t[H5S_MAX_RANK], c[H5S_MAX_RANK], one = 1;
+  double dummy;
+  hid_t fspace = H5Dget_space(r->dset), mspace = -1;
+  int st = fspace < 0 ? TSR_ERR_IO : TSR_OK;
+  size_t n = 1;
+  if (st == TSR_OK && count) {
+    for (int a = 0; a < r->ndim; a++) {
+      s[a] = (hsize_t)start[a];
+      t[a] = (hsize_t)stride[a];
+      c[a] = (hsize_t)count[a];
+      n *= (size_t)count[a];
+    }
+    if (H5Sselect_hyperslab(fspace, H5S_SELECT_SET, s, t, c, NULL) < 0) st = TSR_ERR_IO;
+    mspace = H5Screate_simple(r->ndim, c, NULL);
+  } else if (st == TSR_OK) {
+    H5Sselect_none(fspace);
+    mspace = H5Screate_simple(1, &one, NULL);
+    H5Sselect_none(mspace);
+    out = &dummy;
+    n = 0;
+  }
+  if (st == TSR_OK && (mspace < 0 || H5Dread(r->dset, H5T_NATIVE_DOUBLE, mspace, fspace, r->dxpl, out) < 0))
+    st = TSR_ERR_IO;
+  if (mspace >= 0) H5Sclose(mspace);
+  if (fspace >= 0) H5Sclose(fspace);
+  if (st != TSR_OK)
+    return TSR_ERROR(TSR_ERR_IO, "cannot read dataset '%s' of '%s'", r->name, r->path);
+  r->bytes += (double)n * (double)r->type_size;
+  return TSR_OK;
+}
+
+double tsr_h5_reader_bytes(const tsr_h5_reader *r) { return r->bytes; }
+
+int tsr_h5_reader_close(tsr_h5_reader *r) {
+  if (!r) return TSR_OK;
+  int bad = 0;
+  if (r->dxpl >= 0) H5Pclose(r->dxpl);
+  if (r->dset >= 0) bad |= H5Dclose(r->dset) < 0;
+  if (r->file >= 0) bad |= H5Fclose(r->file) < 0;
+  int st = bad ? TSR_ERROR(TSR_ERR_IO, "cannot close '%s'", r->path ? r->path : "?") : TSR_OK;
+  free(r->path);
+  free(r->name);
+  free(r);
+  return st;
+}
