@@ -6,13 +6,25 @@
  */
 #include "backend/backend.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "util/error.h"
+
+const char tsr_be_fault_ops[] = "qr svd gemm eval_box reduce_box reduce_chunks";
+
+/* The op TESSERA_FAULT names ("" when none): set once by tsr_be_setup,
+ * before any worker runs, and only read afterwards. */
+static char fault[32];
 
 /* The op, or the error that says the backend lacks it. */
 #define BE_NEED(be, op)                                                                  \
   do {                                                                                   \
     if (!(be)->op)                                                                       \
       return TSR_ERROR(TSR_ERR_BACKEND, "backend %s has no op %s", (be)->name, #op);     \
+    if (fault[0] && !strcmp(fault, #op))                                                 \
+      return TSR_ERROR(TSR_ERR_BACKEND, "injected fault in %s op %s (TESSERA_FAULT)",    \
+                       (be)->name, #op);                                                 \
   } while (0)
 
 static int64_t box_elems(int nd, const int64_t *extent) {
@@ -34,8 +46,16 @@ static void box_done(const tsr_be_span *sp, int st, int nd, const int64_t *exten
 
 static double span_start(const tsr_be_span *sp) { return sp && tsr_trace_on ? tsr_trace_now() : 0.0; }
 
+int tsr_be_has_bind(const tsr_backend_ops *be) { return be->bind != NULL; }
+
+int tsr_be_bind(const tsr_backend_ops *be, int local_rank, tsr_device_id *id, int *count) {
+  BE_NEED(be, bind);
+  return be->bind(local_rank, id, count);
+}
+
 int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg) {
   BE_NEED(be, setup);
+  snprintf(fault, sizeof fault, "%s", cfg->fault ? cfg->fault : "");
   return be->setup(cfg);
 }
 

@@ -44,9 +44,16 @@ typedef struct tsr_reduce_batch {
 typedef struct tsr_backend_config {
   int threads;      /* CPU threads per rank */
   size_t mem_limit; /* bytes per rank (device memory for GPU backends) */
-  int gpus_shared;  /* several ranks may share one GPU */
+  int shared;       /* another rank of this node uses the same device (from bind) */
+  int any_shared;   /* some rank of the job shares its device: no device transport */
   int dense;        /* offer the dense kernels (TESSERA_GPU_LINALG for the CUDA ones) */
+  const char *fault; /* testing knob (TESSERA_FAULT): the wrappers fail this op */
 } tsr_backend_config;
+
+/* A device's identity: equal for two ranks that use the same device. */
+typedef struct tsr_device_id {
+  unsigned char bytes[16];
+} tsr_device_id;
 
 /* One message of an exchange: n doubles of backend memory at buf, to or
  * from rank peer. */
@@ -66,6 +73,12 @@ typedef struct tsr_backend_ops {
   const char *name;
   /* Nonzero when the backend can run here (devices present, ...). */
   int (*available)(void);
+  /* Optional (backends with devices): selects this rank's device from its
+   * rank among the ranks of its node (local_rank mod the devices visible),
+   * and returns the device's identity and how many devices are visible.
+   * job/setup.c compares identities across the node before setup, so that
+   * the backend itself never needs MPI. */
+  int (*bind)(int local_rank, tsr_device_id *id, int *count);
   /* Prepares devices, streams, pools for this rank. */
   int (*setup)(const tsr_backend_config *cfg);
   void (*teardown)(void);
@@ -136,7 +149,15 @@ typedef struct tsr_be_span {
   void *progress_ctx;
 } tsr_be_span;
 
+int tsr_be_has_bind(const tsr_backend_ops *be);
+int tsr_be_bind(const tsr_backend_ops *be, int local_rank, tsr_device_id *id, int *count);
+/* Setup; also arms cfg->fault: the wrappers of qr, svd, gemm, eval_box,
+ * reduce_box and reduce_chunks then fail with "injected fault in BACKEND op
+ * OP (TESSERA_FAULT)", wherever they are called (worker threads included),
+ * so that tests can check that such failures reach the report. */
 int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg);
+/* The op names TESSERA_FAULT accepts, separated by spaces. */
+extern const char tsr_be_fault_ops[];
 void tsr_be_teardown(const tsr_backend_ops *be);
 unsigned tsr_be_caps(const tsr_backend_ops *be);
 const char *tsr_be_name(const tsr_backend_ops *be);

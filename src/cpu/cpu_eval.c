@@ -19,8 +19,8 @@
 #include "util/error.h"
 #include "kernel/ew_scalar.h"
 #include "kernel/rng.h"
-#include "util/signals.h"
 #include "util/trace.h"
+#include "util/workers.h"
 
 #define SEG 2048
 
@@ -283,37 +283,29 @@ static int cpu_reduce_box(const tsr_prog *prog, const int64_t *start, const int6
   return walk_box(prog, start, extent, reduce_segment, &c);
 }
 
+/* One chunk of a batch: generation, elementwise and reduction, fused. */
+static int reduce_chunk(const tsr_reduce_batch *b, int64_t i) {
+  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], elems = 1;
+  tsr_grid_unravel(b->grid, b->ids[i], idx);
+  tsr_grid_chunk_box(b->grid, idx, start, extent);
+  for (int a = 0; a < b->grid->ndim; a++) elems *= extent[a];
+  double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
+  TSR_CHECK(cpu_reduce_box(b->prog, start, extent, b->kind, b->axis, b->out[i]));
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0, (tsr_trace_args){b->ids[i], 1, elems, 0});
+  if (b->progress) b->progress(b->progress_ctx, elems);
+  return TSR_OK;
+}
+
 static int cpu_reduce_chunks(const tsr_reduce_batch *b) {
-  int status = TSR_OK;
-  char message[1024] = "";
+  tsr_workers w;
+  tsr_workers_init_interruptible(&w); /* Ctrl-C: stop within a batch */
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < b->nchunks; i++) {
-    int st;
-#pragma omp atomic read
-    st = status;
-    if (st != TSR_OK || tsr_interrupted()) continue; /* Ctrl-C: stop within a chunk */
-    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], elems = 1;
-    tsr_grid_unravel(b->grid, b->ids[i], idx);
-    tsr_grid_chunk_box(b->grid, idx, start, extent);
-    for (int a = 0; a < b->grid->ndim; a++) elems *= extent[a];
-    double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
-    st = cpu_reduce_box(b->prog, start, extent, b->kind, b->axis, b->out[i]);
-    if (tsr_trace_on && st == TSR_OK) /* generation, elementwise and reduction, fused */
-      tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0,
-                    (tsr_trace_args){b->ids[i], 1, elems, 0});
-    if (st != TSR_OK) {
-#pragma omp critical(tsr_cpu_error)
-      if (status == TSR_OK) {
-        snprintf(message, sizeof message, "%s", tsr_error_message());
-        status = st;
-      }
-    } else if (b->progress) {
-      b->progress(b->progress_ctx, elems);
-    }
+    if (tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, reduce_chunk(b, i));
   }
-  if (status != TSR_OK && tsr_error_code() == TSR_OK)
-    return TSR_ERROR(status, "%s", message);
-  return status;
+  return tsr_workers_end(&w);
 }
 
 static int cpu_available(void) { return 1; }

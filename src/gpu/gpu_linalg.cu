@@ -42,32 +42,8 @@
 extern "C" {
 #include "util/error.h"
 }
+#include "gpu/gpu_check.h"
 #include "gpu/gpu_linalg.h"
-
-#define CUDA_OK(call)                                                                              \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      st = TSR_ERROR(TSR_ERR_BACKEND, "%s failed: %s", #call, cudaGetErrorString(e_));             \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
-#define CUBLAS_OK(call)                                                                            \
-  do {                                                                                             \
-    cublasStatus_t e_ = (call);                                                                    \
-    if (e_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      st = TSR_ERROR(TSR_ERR_BACKEND, "%s failed: cuBLAS status %d", #call, (int)e_);              \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
-#define CUSOLVER_OK(call)                                                                          \
-  do {                                                                                             \
-    cusolverStatus_t e_ = (call);                                                                  \
-    if (e_ != CUSOLVER_STATUS_SUCCESS) {                                                           \
-      st = TSR_ERROR(TSR_ERR_BACKEND, "%s failed: cuSOLVER status %d", #call, (int)e_);            \
-      goto done;                                                                                   \
-    }                                                                                              \
-  } while (0)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cusolverDnHandle_t solver;
@@ -124,10 +100,10 @@ static int handles(void) {
     return TSR_ERROR(TSR_ERR_BACKEND, "no %s in the CUDA math libraries", name);
   LIB_FUNCTIONS(X)
 #undef X
-  if (!solver) CUSOLVER_OK(L.cusolverDnCreate(&solver));
-  if (!blas) CUBLAS_OK(L.cublasCreate(&blas));
-  CUSOLVER_OK(L.cusolverDnSetStream(solver, cudaStreamPerThread));
-  CUBLAS_OK(L.cublasSetStream(blas, cudaStreamPerThread));
+  if (!solver) CUSOLVER_CHECK_GOTO(st, L.cusolverDnCreate(&solver), done);
+  if (!blas) CUBLAS_CHECK_GOTO(st, L.cublasCreate(&blas), done);
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnSetStream(solver, cudaStreamPerThread), done);
+  CUBLAS_CHECK_GOTO(st, L.cublasSetStream(blas, cudaStreamPerThread), done);
 done:
   return st;
 }
@@ -136,8 +112,8 @@ done:
 static int transpose(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst) {
   int st = TSR_OK;
   const double one = 1.0, zero = 0.0;
-  CUBLAS_OK(L.cublasDgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)cols, (int)rows, &one, src, (int)lds, &zero,
-                        dst, (int)cols, dst, (int)cols));
+  CUBLAS_CHECK_GOTO(st, L.cublasDgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)cols, (int)rows, &one, src, (int)lds, &zero,
+                        dst, (int)cols, dst, (int)cols), done);
 done:
   return st;
 }
@@ -145,8 +121,8 @@ done:
 /* The status a cuSOLVER routine left in *d_info. */
 static int solver_info(const int *d_info, const char *what) {
   int info = 0, st = TSR_OK;
-  CUDA_OK(cudaMemcpyAsync(&info, d_info, sizeof info, cudaMemcpyDeviceToHost, cudaStreamPerThread));
-  CUDA_OK(cudaStreamSynchronize(cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(&info, d_info, sizeof info, cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+  CUDA_CHECK_GOTO(st, cudaStreamSynchronize(cudaStreamPerThread), done);
   if (info != 0) st = TSR_ERROR(TSR_ERR_INTERNAL, "cuSOLVER %s failed (info %d)", what, info);
 done:
   return st;
@@ -180,24 +156,24 @@ extern "C" int tsr_gpu_qr(int64_t m, int64_t n, const double *a, double *q, doub
   ALLOC(d_c, m * n);
   ALLOC(d_tau, kk + 1);
   ALLOC(d_t, m * n);
-  CUDA_OK(cudaMalloc(&d_info, sizeof(int)));
-  CUDA_OK(cudaMemcpyAsync(d_a, a, sizeof(double) * (size_t)(m * n), cudaMemcpyHostToDevice, cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaMalloc(&d_info, sizeof(int)), done);
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(d_a, a, sizeof(double) * (size_t)(m * n), cudaMemcpyHostToDevice, cudaStreamPerThread), done);
   if ((st = transpose(n, m, d_a, n, d_c)) != TSR_OK) goto done; /* column-major m x n, ld m */
-  CUSOLVER_OK(L.cusolverDnDgeqrf_bufferSize(solver, (int)m, (int)n, d_c, (int)m, &lwork));
-  CUSOLVER_OK(L.cusolverDnDorgqr_bufferSize(solver, (int)m, (int)kk, (int)kk, d_c, (int)m, d_tau, &lwork2));
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDgeqrf_bufferSize(solver, (int)m, (int)n, d_c, (int)m, &lwork), done);
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDorgqr_bufferSize(solver, (int)m, (int)kk, (int)kk, d_c, (int)m, d_tau, &lwork2), done);
   if (lwork2 > lwork) lwork = lwork2;
   ALLOC(d_work, lwork + 1);
-  CUSOLVER_OK(L.cusolverDnDgeqrf(solver, (int)m, (int)n, d_c, (int)m, d_tau, d_work, lwork, d_info));
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDgeqrf(solver, (int)m, (int)n, d_c, (int)m, d_tau, d_work, lwork, d_info), done);
   if ((st = solver_info(d_info, "geqrf")) != TSR_OK) goto done;
   /* R: the top kk rows, row-major (kk x n) = column-major n x kk. */
   if ((st = transpose(kk, n, d_c, m, d_t)) != TSR_OK) goto done;
-  CUDA_OK(cudaMemcpyAsync(r, d_t, sizeof(double) * (size_t)(kk * n), cudaMemcpyDeviceToHost, cudaStreamPerThread));
-  CUSOLVER_OK(L.cusolverDnDorgqr(solver, (int)m, (int)kk, (int)kk, d_c, (int)m, d_tau, d_work, lwork, d_info));
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(r, d_t, sizeof(double) * (size_t)(kk * n), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDorgqr(solver, (int)m, (int)kk, (int)kk, d_c, (int)m, d_tau, d_work, lwork, d_info), done);
   if ((st = solver_info(d_info, "orgqr")) != TSR_OK) goto done;
   /* Q: m x kk column-major (ld m) -> row-major. */
   if ((st = transpose(m, kk, d_c, m, d_t)) != TSR_OK) goto done;
-  CUDA_OK(cudaMemcpyAsync(q, d_t, sizeof(double) * (size_t)(m * kk), cudaMemcpyDeviceToHost, cudaStreamPerThread));
-  CUDA_OK(cudaStreamSynchronize(cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(q, d_t, sizeof(double) * (size_t)(m * kk), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+  CUDA_CHECK_GOTO(st, cudaStreamSynchronize(cudaStreamPerThread), done);
   for (int64_t i = 0; i < kk; i++) /* geqrf leaves the reflectors below the diagonal */
     for (int64_t j = 0; j < i && j < n; j++) r[i * n + j] = 0.0;
 done:
@@ -218,31 +194,31 @@ extern "C" int tsr_gpu_svd(int64_t m, int64_t n, const double *a, double *s, dou
   ALLOC(d_s, p);
   ALLOC(d_u, rows * cols);
   ALLOC(d_vt, cols * cols);
-  CUDA_OK(cudaMalloc(&d_info, sizeof(int)));
-  CUDA_OK(cudaMemcpyAsync(d_a, a, sizeof(double) * (size_t)(m * n), cudaMemcpyHostToDevice, cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaMalloc(&d_info, sizeof(int)), done);
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(d_a, a, sizeof(double) * (size_t)(m * n), cudaMemcpyHostToDevice, cudaStreamPerThread), done);
   d_c = d_a; /* m <= n: the row-major a is the column-major n x m a^T as it is */
   if (m > n) {
     ALLOC(d_t, m * n);
     if ((st = transpose(n, m, d_a, n, d_t)) != TSR_OK) goto done; /* column-major m x n */
     d_c = d_t;
   }
-  CUSOLVER_OK(L.cusolverDnDgesvd_bufferSize(solver, (int)rows, (int)cols, &lwork));
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDgesvd_bufferSize(solver, (int)rows, (int)cols, &lwork), done);
   ALLOC(d_work, lwork + 1);
-  CUSOLVER_OK(L.cusolverDnDgesvd(solver, 'S', 'S', (int)rows, (int)cols, d_c, (int)rows, d_s, d_u, (int)rows,
-                               d_vt, (int)cols, d_work, lwork, NULL, d_info));
+  CUSOLVER_CHECK_GOTO(st, L.cusolverDnDgesvd(solver, 'S', 'S', (int)rows, (int)cols, d_c, (int)rows, d_s, d_u, (int)rows,
+                               d_vt, (int)cols, d_work, lwork, NULL, d_info), done);
   if ((st = solver_info(d_info, "gesvd")) != TSR_OK) goto done;
-  CUDA_OK(cudaMemcpyAsync(s, d_s, sizeof(double) * (size_t)p, cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaMemcpyAsync(s, d_s, sizeof(double) * (size_t)p, cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
   if (m <= n) { /* u (m x m) = V' = VT' read row-major; vt (m x n) = U'^T = U' read row-major */
-    CUDA_OK(cudaMemcpyAsync(u, d_vt, sizeof(double) * (size_t)(m * m), cudaMemcpyDeviceToHost, cudaStreamPerThread));
-    CUDA_OK(cudaMemcpyAsync(vt, d_u, sizeof(double) * (size_t)(m * n), cudaMemcpyDeviceToHost, cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemcpyAsync(u, d_vt, sizeof(double) * (size_t)(m * m), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+    CUDA_CHECK_GOTO(st, cudaMemcpyAsync(vt, d_u, sizeof(double) * (size_t)(m * n), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
   } else { /* a = U S V^T column-major: u (m x n) and vt (n x n) transposed to row-major */
     if ((st = transpose(m, n, d_u, m, d_a)) != TSR_OK) goto done;
-    CUDA_OK(cudaMemcpyAsync(u, d_a, sizeof(double) * (size_t)(m * n), cudaMemcpyDeviceToHost, cudaStreamPerThread));
-    CUDA_OK(cudaStreamSynchronize(cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemcpyAsync(u, d_a, sizeof(double) * (size_t)(m * n), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+    CUDA_CHECK_GOTO(st, cudaStreamSynchronize(cudaStreamPerThread), done);
     if ((st = transpose(n, n, d_vt, n, d_a)) != TSR_OK) goto done;
-    CUDA_OK(cudaMemcpyAsync(vt, d_a, sizeof(double) * (size_t)(n * n), cudaMemcpyDeviceToHost, cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemcpyAsync(vt, d_a, sizeof(double) * (size_t)(n * n), cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
   }
-  CUDA_OK(cudaStreamSynchronize(cudaStreamPerThread));
+  CUDA_CHECK_GOTO(st, cudaStreamSynchronize(cudaStreamPerThread), done);
 done:
   cudaFree(d_a), cudaFree(d_s), cudaFree(d_u), cudaFree(d_vt), cudaFree(d_work), cudaFree(d_t), cudaFree(d_info);
   pthread_mutex_unlock(&lock);
@@ -263,24 +239,24 @@ extern "C" int tsr_gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, in
   ALLOC(d_b, (k ? k : 1) * n);
   ALLOC(d_c, m * n);
   if (k > 0) {
-    CUDA_OK(cudaMemcpy2DAsync(d_a, sizeof(double) * (size_t)k, a, sizeof(double) * (size_t)lda,
-                              sizeof(double) * (size_t)k, (size_t)m, cudaMemcpyHostToDevice, cudaStreamPerThread));
-    CUDA_OK(cudaMemcpy2DAsync(d_b, sizeof(double) * (size_t)n, b, sizeof(double) * (size_t)ldb,
-                              sizeof(double) * (size_t)n, (size_t)k, cudaMemcpyHostToDevice, cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemcpy2DAsync(d_a, sizeof(double) * (size_t)k, a, sizeof(double) * (size_t)lda,
+                              sizeof(double) * (size_t)k, (size_t)m, cudaMemcpyHostToDevice, cudaStreamPerThread), done);
+    CUDA_CHECK_GOTO(st, cudaMemcpy2DAsync(d_b, sizeof(double) * (size_t)n, b, sizeof(double) * (size_t)ldb,
+                              sizeof(double) * (size_t)n, (size_t)k, cudaMemcpyHostToDevice, cudaStreamPerThread), done);
   }
   if (beta != 0.0)
-    CUDA_OK(cudaMemcpy2DAsync(d_c, sizeof(double) * (size_t)n, c, sizeof(double) * (size_t)ldc,
-                              sizeof(double) * (size_t)n, (size_t)m, cudaMemcpyHostToDevice, cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemcpy2DAsync(d_c, sizeof(double) * (size_t)n, c, sizeof(double) * (size_t)ldc,
+                              sizeof(double) * (size_t)n, (size_t)m, cudaMemcpyHostToDevice, cudaStreamPerThread), done);
   else
-    CUDA_OK(cudaMemsetAsync(d_c, 0, sizeof(double) * (size_t)(m * n), cudaStreamPerThread));
+    CUDA_CHECK_GOTO(st, cudaMemsetAsync(d_c, 0, sizeof(double) * (size_t)(m * n), cudaStreamPerThread), done);
   if (k > 0) /* C^T (n x m) = B^T (n x k) A^T (k x m), all column-major views of the row-major arrays */
-    CUBLAS_OK(L.cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, d_b, (int)n, d_a, (int)k,
-                          &beta, d_c, (int)n));
+    CUBLAS_CHECK_GOTO(st, L.cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, d_b, (int)n, d_a, (int)k,
+                          &beta, d_c, (int)n), done);
   else if (beta != 0.0 && beta != 1.0)
-    CUBLAS_OK(L.cublasDscal(blas, (int)(m * n), &beta, d_c, 1));
-  CUDA_OK(cudaMemcpy2DAsync(c, sizeof(double) * (size_t)ldc, d_c, sizeof(double) * (size_t)n,
-                            sizeof(double) * (size_t)n, (size_t)m, cudaMemcpyDeviceToHost, cudaStreamPerThread));
-  CUDA_OK(cudaStreamSynchronize(cudaStreamPerThread));
+    CUBLAS_CHECK_GOTO(st, L.cublasDscal(blas, (int)(m * n), &beta, d_c, 1), done);
+  CUDA_CHECK_GOTO(st, cudaMemcpy2DAsync(c, sizeof(double) * (size_t)ldc, d_c, sizeof(double) * (size_t)n,
+                            sizeof(double) * (size_t)n, (size_t)m, cudaMemcpyDeviceToHost, cudaStreamPerThread), done);
+  CUDA_CHECK_GOTO(st, cudaStreamSynchronize(cudaStreamPerThread), done);
 done:
   cudaFree(d_a), cudaFree(d_b), cudaFree(d_c);
   pthread_mutex_unlock(&lock);

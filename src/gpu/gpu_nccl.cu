@@ -15,6 +15,7 @@
 extern "C" {
 #include "util/error.h"
 #include "mpi/comm.h"
+#include "gpu/gpu_check.h"
 #include "gpu/gpu_nccl.h"
 }
 
@@ -24,25 +25,12 @@ static cudaStream_t stream;
 static char *dsend, *drecv, *hstage;
 static size_t dsend_n, drecv_n, hstage_n;
 
-#define NCCL_CHECK(call)                                                          \
-  do {                                                                            \
-    ncclResult_t r_ = (call);                                                     \
-    if (r_ != ncclSuccess)                                                        \
-      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, ncclGetErrorString(r_)); \
-  } while (0)
-#define CU_CHECK(call)                                                            \
-  do {                                                                            \
-    cudaError_t e_ = (call);                                                      \
-    if (e_ != cudaSuccess)                                                        \
-      return TSR_ERROR(TSR_ERR_BACKEND, "%s failed: %s", #call, cudaGetErrorString(e_)); \
-  } while (0)
-
 static int grow_device(char **p, size_t *have, size_t want) {
   if (want <= *have) return TSR_OK;
   if (*p) cudaFree(*p);
   *p = NULL;
   *have = 0;
-  CU_CHECK(cudaMalloc((void **)p, want));
+  CUDA_CHECK(cudaMalloc((void **)p, want));
   *have = want;
   return TSR_OK;
 }
@@ -52,7 +40,7 @@ static int grow_host(size_t want) {
   if (hstage) cudaFreeHost(hstage);
   hstage = NULL;
   hstage_n = 0;
-  CU_CHECK(cudaMallocHost((void **)&hstage, want));
+  CUDA_CHECK(cudaMallocHost((void **)&hstage, want));
   hstage_n = want;
   return TSR_OK;
 }
@@ -63,10 +51,10 @@ static int nccl_allgather(const void *send, size_t n, void *recv) {
   TSR_CHECK(grow_device(&drecv, &drecv_n, total));
   TSR_CHECK(grow_host(total > n ? total : n));
   memcpy(hstage, send, n);
-  CU_CHECK(cudaMemcpyAsync(dsend, hstage, n, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(dsend, hstage, n, cudaMemcpyHostToDevice, stream));
   NCCL_CHECK(ncclAllGather(dsend, drecv, n, ncclChar, comm, stream));
-  CU_CHECK(cudaMemcpyAsync(hstage, drecv, total, cudaMemcpyDeviceToHost, stream));
-  CU_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaMemcpyAsync(hstage, drecv, total, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   memcpy(recv, hstage, total);
   return TSR_OK;
 }
@@ -86,7 +74,7 @@ static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *re
     if (sendn[r]) memcpy(hstage + off, send[r], sendn[r]);
     off += sendn[r];
   }
-  CU_CHECK(cudaMemcpyAsync(dsend, hstage, st, cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(dsend, hstage, st, cudaMemcpyHostToDevice, stream));
   NCCL_CHECK(ncclGroupStart());
   size_t so = 0, ro = 0;
   for (int r = 0; r < nranks; r++) {
@@ -97,8 +85,8 @@ static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *re
   }
   NCCL_CHECK(ncclGroupEnd());
   /* The staging buffer is reused for what arrived once the sends are done. */
-  CU_CHECK(cudaMemcpyAsync(hstage, drecv, rt, cudaMemcpyDeviceToHost, stream));
-  CU_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaMemcpyAsync(hstage, drecv, rt, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
   ro = 0;
   for (int r = 0; r < nranks; r++) {
     if (recvn[r]) memcpy(recv[r], hstage + ro, recvn[r]);
@@ -116,7 +104,7 @@ extern "C" int tsr_gpu_nccl_start(void) {
   ncclUniqueId id;
   if (me == 0) NCCL_CHECK(ncclGetUniqueId(&id));
   TSR_CHECK(tsr_comm_bcast_bytes(&id, sizeof id, 0));
-  CU_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   NCCL_CHECK(ncclCommInitRank(&comm, nranks, id, me));
   started = 1;
   tsr_comm_set_transport(&nccl_transport);

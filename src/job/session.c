@@ -4,13 +4,11 @@
  * Everything before the first compute is deterministic and identical on all
  * ranks, so a user error is found by every rank at once, before heavy work.
  */
-#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include <math.h>
 #include <omp.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +27,7 @@
 #include "mpi/comm.h"
 #include "eval/ops.h"
 #include "job/save.h"
+#include "job/setup.h"
 #include "job/sources.h"
 #include "job/trace_write.h"
 #include "util/signals.h"
@@ -43,7 +42,6 @@ void tsr_options_default(tsr_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->backend = TSR_BACKEND_AUTO;
   opt->progress = -1;
-  opt->gpus_shared = getenv("TESSERA_GPUS_SHARED") != NULL; /* for test suites on GPU nodes */
 }
 
 int tsr_init(int *argc, char ***argv) {
@@ -55,65 +53,6 @@ int tsr_init(int *argc, char ***argv) {
 void tsr_finalize(void) { tsr_comm_finalize(); }
 int tsr_rank(void) { return tsr_comm_rank(); }
 int tsr_size(void) { return tsr_comm_size(); }
-
-/* ---- resources ------------------------------------------------------------ */
-
-static size_t available_memory(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  char line[256];
-  size_t kb = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
-  if (f) fclose(f);
-  if (kb == 0) kb = (size_t)4 << 20; /* 4 GiB when unknown */
-  return kb * 1024;
-}
-
-/* Threads per rank: OMP_NUM_THREADS when set; otherwise the cores this rank
- * is bound to, or the node's cores shared among its ranks when unbound. */
-static int default_threads(void) {
-  if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
-  cpu_set_t set;
-  long node = sysconf(_SC_NPROCESSORS_ONLN);
-  int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)node;
-  int t = mine < node ? mine : (int)(node / tsr_comm_local_size());
-  return t > 0 ? t : 1;
-}
-
-static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
-  const tsr_backend_ops *gpu = tsr_backend_find("cuda");
-  if (opt->backend == TSR_BACKEND_CUDA) {
-    if (!gpu)
-      return TSR_ERROR(TSR_ERR_BACKEND, "%s",
-                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)");
-    if (!gpu->available())
-      return TSR_ERROR(TSR_ERR_BACKEND, "%s", "--backend=cuda: no usable GPU is visible to this rank");
-    *be = gpu;
-  } else if (opt->backend == TSR_BACKEND_AUTO && gpu && gpu->available()) {
-    *be = gpu;
-  } else {
-    *be = tsr_backend_find("cpu");
-  }
-  return TSR_OK;
-}
-
-static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
-  memset(ex, 0, sizeof *ex);
-  TSR_CHECK(choose_backend(opt, &ex->be));
-  ex->rank = tsr_comm_rank();
-  ex->size = tsr_comm_size();
-  ex->threads = opt->threads > 0 ? opt->threads : default_threads();
-  ex->mem_limit = opt->mem_limit ? opt->mem_limit
-                                 : available_memory() / 2 / (size_t)tsr_comm_local_size();
-  ex->no_fuse = opt->no_fuse;
-  ex->progress = opt->quiet ? 0 : opt->progress;
-  const char *dense = getenv("TESSERA_GPU_LINALG"); /* the CUDA kernels have not yet run on a GPU */
-  tsr_backend_config cfg = {.threads = ex->threads,
-                            .mem_limit = opt->mem_limit,
-                            .gpus_shared = opt->gpus_shared,
-                            .dense = dense && atoi(dense)};
-  return tsr_be_setup(ex->be, &cfg);
-}
 
 /* Rank 0 makes sure the results file can be created before any work; the
  * other ranks learn the outcome, and report nothing themselves. */
@@ -325,7 +264,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   int st = tsr_interp_program(&ip, &prog);
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
-  if (st == TSR_OK) st = exec_setup(opt, &ex);
+  if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
   if (st == TSR_OK && opt->output) st = probe_output(opt->output);
   if (st == TSR_OK) st = tsr_save_check(opt->overwrite, opt->output);
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
@@ -413,7 +352,7 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
                           "the result has %lld elements; eval prints at most %lld: reduce or slice it",
                           (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
   double parsed = tsr_trace_now();
-  if (st == TSR_OK) st = exec_setup(opt, &ex);
+  if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
   if (st == TSR_OK) st = check_value(&ex, &v);
   t.parse = tsr_comm_time() - t0;
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
@@ -444,32 +383,4 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
   tsr_nodes_free_all();
   tsr_io_job_end();
   return st;
-}
-
-void tsr_info(FILE *out) {
-  char buf[256];
-  fprintf(out, "tessera %s\n", TSR_VERSION);
-  fprintf(out, "ranks: %d (this node: %d)\n", tsr_comm_size(), tsr_comm_local_size());
-  for (int i = 0; i < tsr_backend_count(); i++) {
-    tsr_be_describe(tsr_backend_at(i), buf, sizeof buf);
-    fprintf(out, "backend %s\n", buf);
-  }
-  if (!tsr_backend_find("cuda")) fprintf(out, "backend cuda: not built (configure --with-cuda)\n");
-  fprintf(out, "mpi: CUDA-aware %s (device data moves through %s)\n",
-          tsr_comm_mpi_cuda_aware() ? "yes" : "no",
-#ifdef TSR_HAVE_CUDA
-          "NCCL with the cuda backend"
-#else
-          "host buffers and MPI"
-#endif
-  );
-#ifdef TSR_HAVE_PARALLEL_HDF5
-  fprintf(out, "hdf5: parallel (load/save: collective MPI-IO reads and writes)\n");
-#else
-  fprintf(out, "hdf5: serial (load: independent reads; save: ranks write in turn)\n");
-#endif
-  fprintf(out, "operations:\n");
-  static const char *kinds[] = {"generator", "elementwise", "reduction", "array"};
-  for (int i = 0; i < tsr_nops; i++)
-    fprintf(out, "  %-10s %-12s %s\n", tsr_ops[i].name, kinds[tsr_ops[i].kind], tsr_ops[i].doc);
 }

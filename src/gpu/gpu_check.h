@@ -1,0 +1,54 @@
+/*
+ * gpu_check.h - the one way the CUDA backend turns a failing call of the
+ * CUDA runtime, NCCL, cuBLAS or cuSOLVER into a tessera error: the call's
+ * text and the library's own message or status, recorded at the caller's
+ * file and line. CHECK returns the status; CHECK_GOTO stores it and jumps to
+ * the label that releases what the function holds (TSR_CHECK_GOTO).
+ * Include the library's header before this one for its macros to exist.
+ */
+#ifndef TSR_GPU_CHECK_H
+#define TSR_GPU_CHECK_H
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "util/error.h"
+}
+
+static inline int tsr_cuda_status(cudaError_t e, const char *call, const char *file, int line) {
+  if (e == cudaSuccess) return TSR_OK;
+  return tsr_error_set(TSR_ERR_BACKEND, file, line, "%s failed: %s", call, cudaGetErrorString(e));
+}
+#define CUDA_STATUS(call) tsr_cuda_status((call), #call, __FILE__, __LINE__)
+#define CUDA_CHECK(call) TSR_CHECK(CUDA_STATUS(call))
+#define CUDA_CHECK_GOTO(st, call, label) TSR_CHECK_GOTO(st, CUDA_STATUS(call), label)
+
+#ifdef NCCL_H_
+static inline int tsr_nccl_status(ncclResult_t r, const char *call, const char *file, int line) {
+  if (r == ncclSuccess) return TSR_OK;
+  return tsr_error_set(TSR_ERR_COMM, file, line, "%s failed: %s", call, ncclGetErrorString(r));
+}
+#define NCCL_CHECK(call) TSR_CHECK(tsr_nccl_status((call), #call, __FILE__, __LINE__))
+#endif
+
+/* cuBLAS and cuSOLVER report a status number (their calls go through
+ * function pointers loaded with dlopen: gpu_linalg.cu). */
+static inline int tsr_gpulib_status(int ok, int status, const char *lib, const char *call,
+                                    const char *file, int line) {
+  if (ok) return TSR_OK;
+  return tsr_error_set(TSR_ERR_BACKEND, file, line, "%s failed: %s status %d", call, lib, status);
+}
+#define CUBLAS_CHECK_GOTO(st, call, label)                                                   \
+  do {                                                                                       \
+    cublasStatus_t s_ = (call);                                                              \
+    TSR_CHECK_GOTO(st, tsr_gpulib_status(s_ == CUBLAS_STATUS_SUCCESS, (int)s_, "cuBLAS", #call, \
+                                         __FILE__, __LINE__), label);                        \
+  } while (0)
+#define CUSOLVER_CHECK_GOTO(st, call, label)                                                 \
+  do {                                                                                       \
+    cusolverStatus_t s_ = (call);                                                            \
+    TSR_CHECK_GOTO(st, tsr_gpulib_status(s_ == CUSOLVER_STATUS_SUCCESS, (int)s_, "cuSOLVER", \
+                                         #call, __FILE__, __LINE__), label);                 \
+  } while (0)
+
+#endif

@@ -1,0 +1,674 @@
+/*
+ * gpu_eval.cu - the CUDA backend's programs: fused programs evaluated and
+ * reduced on the GPU.
+ *
+ * A program (program.h) travels to the device by value as a kernel argument
+ * (it lives in the constant bank, read uniformly by every thread) and is
+ * interpreted per element: the instruction loop is the same for all threads,
+ * so it costs no divergence, and generation (Philox + log + sincos) dominates.
+ * Random values use cuRAND's curand_Philox4x32_10 and tessera's own log and
+ * sincos (rngmath.h), so they have the bits of the CPU backend.
+ *
+ * Reductions are deterministic: a chunk is split into a number of blocks that
+ * depends only on its size; each thread accumulates a fixed set of elements
+ * in order, blocks reduce with a fixed shared-memory tree, and the host
+ * combines block partials in order. The result is independent of the GPU
+ * model, the GPU count and the rank count.
+ */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <curand_philox4x32_x.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "kernel/rngmath.h"
+#include "util/signals.h"
+#include "kernel/ew_scalar.h"
+#include "kernel/stats_merge.h"
+#include "util/trace.h"
+}
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_device.h"
+
+#define MAX_LEAVES 8
+#define MAX_INSTR 32
+#define MAX_REGS 40
+#define THREADS 256
+#define LEAF_RESIDENT (LEAF_HELD + 1) /* a DATA leaf already in device memory */
+
+/* ---- the program as the device sees it ----------------------------------- */
+
+struct dchunks { /* materialized input chunks (--no-fuse), staged to the device */
+  int n;
+  long long start[8][TSR_MAXDIM], extent[8][TSR_MAXDIM];
+  const double *data[8];
+};
+
+struct dleaf {
+  int kind, rng, round_f32, base_ndim;
+  uint32_t k0, k1, stream;
+  double a, b;
+  long long e_const, e_coef[TSR_MAXDIM];
+  int axis_of[TSR_MAXDIM];
+  long long off[TSR_MAXDIM], step[TSR_MAXDIM];
+  const double *data;
+  const dchunks *chunks; /* device copy */
+};
+
+struct dinstr {
+  int kind, op, round_f32, dst, x, y;
+};
+
+struct dprog {
+  int ndim, nleaves, ninstr, result, chain;
+  dleaf leaf[MAX_LEAVES];
+  dinstr code[MAX_INSTR];
+  int reg_const[MAX_REGS];
+  double reg_value[MAX_REGS];
+};
+
+struct dbox {
+  long long start[TSR_MAXDIM], extent[TSR_MAXDIM];
+};
+
+/* ---- device code --------------------------------------------------------- */
+
+__device__ static inline double u01(unsigned lo, unsigned hi) {
+  unsigned long long v = ((((unsigned long long)hi << 32) | lo) >> 11) + 1;
+  return (double)v * 0x1p-53;
+}
+
+__device__ static double random_value(const dleaf &l, long long e) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  if (l.rng == RNG_UNIFORM) {
+    double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
+    return l.a + (l.b - l.a) * u;
+  }
+  double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
+  double s, c2;
+  tsr_sincos2pi(u01(w.z, w.w), &s, &c2);
+  return l.a + l.b * (r * ((e & 1) ? s : c2));
+}
+
+/* Value of a CHUNKS leaf: find the staged chunk holding the element. */
+__device__ static double chunk_value(const dleaf &l, const long long *idx) {
+  long long coord[TSR_MAXDIM];
+  for (int b = 0; b < l.base_ndim; b++)
+    coord[b] = l.off[b] + (l.axis_of[b] >= 0 ? l.step[b] * idx[l.axis_of[b]] : 0);
+  const dchunks &cs = *l.chunks;
+  for (int c = 0; c < cs.n; c++) {
+    long long off = 0, stride = 1;
+    bool inside = true;
+    for (int b = l.base_ndim - 1; b >= 0; b--) {
+      long long r = coord[b] - cs.start[c][b];
+      inside = inside && r >= 0 && r < cs.extent[c][b];
+      off += r * stride;
+      stride *= cs.extent[c][b];
+    }
+    if (inside) return cs.data[c][off];
+  }
+  return NAN; /* the executor guarantees coverage; make a bug visible */
+}
+
+__device__ static inline long long leaf_index(const dleaf &l, int ndim, const long long *idx) {
+  long long e = l.e_const;
+  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  return e;
+}
+
+__device__ static double leaf_value(const dleaf &l, int ndim, const long long *idx) {
+  if (l.kind == LEAF_CHUNKS) return chunk_value(l, idx);
+  if (l.kind == LEAF_RESIDENT) return l.data[leaf_index(l, ndim, idx)];
+  long long e = l.e_const;
+  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  double v;
+  if (l.kind == LEAF_RANDOM)
+    v = random_value(l, e);
+  else if (l.kind == LEAF_ARANGE)
+    v = l.a + l.b * (double)e;
+  else
+    v = l.data[e];
+  return l.round_f32 ? (double)(float)v : v;
+}
+
+__device__ static double eval_element(const dprog &p, const long long *idx) {
+  double r[MAX_REGS];
+  for (int i = 0; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    double v;
+    if (ins.kind == I_LEAF) {
+      v = leaf_value(p.leaf[ins.x], p.ndim, idx);
+    } else {
+      double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
+      if (ins.kind == I_UNARY) {
+        v = tsr_ew_unary(ins.op, x);
+      } else {
+        double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
+        v = tsr_ew_binary(ins.op, x, y);
+      }
+    }
+    r[ins.dst] = ins.round_f32 ? (double)(float)v : v;
+  }
+  return r[p.result];
+}
+
+/* Coordinates of element i of a box (row-major). */
+__device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
+  for (int a = ndim - 1; a >= 0; a--) {
+    idx[a] = b.start[a] + i % b.extent[a];
+    i /= b.extent[a];
+  }
+}
+
+/* Moves idx `steps` elements forward in a box (row-major). Divides only
+ * when a row boundary is crossed: 64-bit division is slow on GPUs. */
+__device__ static void box_next(const dbox &b, int ndim, long long *idx, long long steps) {
+  int a = ndim - 1;
+  if (a < 0) return;
+  idx[a] += steps;
+  for (; a > 0; a--) {
+    long long pos = idx[a] - b.start[a];
+    if (pos < b.extent[a]) return;
+    long long carry = pos / b.extent[a];
+    idx[a] = b.start[a] + (pos - carry * b.extent[a]);
+    idx[a - 1] += carry;
+  }
+}
+
+/* A "chain" program (a leaf, then one operation after another on the previous
+ * result, any other operand a constant) runs with its value in one register
+ * instead of the register file in local memory: W1/W2 are chains. */
+__device__ static double chain_rest(const dprog &p, double v);
+
+__device__ static double eval_chain(const dprog &p, const long long *idx) {
+  return chain_rest(p, leaf_value(p.leaf[p.code[0].x], p.ndim, idx));
+}
+
+template <bool CHAIN>
+__device__ static inline double element(const dprog &p, const long long *idx) {
+  return CHAIN ? eval_chain(p, idx) : eval_element(p, idx);
+}
+
+/* Per-thread accumulation specialized by reduction kind: sums add, extremes
+ * compare, moments update by Welford; merged into tsr_stat at the end. */
+template <int KIND> struct accum {
+  double n = 0, a = 0, b = 0;
+  __device__ void add(double x) {
+    if (KIND == RED_SUM || KIND == RED_MEAN) {
+      a += x;
+    } else if (KIND == RED_MIN || KIND == RED_MAX) {
+      bool better = KIND == RED_MAX ? x > a : x < a;
+      if (n == 0 || x != x || (a == a && better)) a = x;
+    } else {
+      double d = x - a;
+      a += d / (n + 1);
+      b += d * (x - a);
+    }
+    n += 1;
+  }
+  __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
+};
+
+/* Full reduction: block (x = part, y = chunk) reduces a fixed contiguous
+ * range of the chunk's elements; thread t takes every THREADS-th of them in
+ * order; the block's threads combine by a fixed tree. */
+template <int KIND, bool CHAIN>
+__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+                                   const int *nparts, tsr_stat *out, long long out_stride) {
+  __shared__ tsr_stat part[THREADS];
+  int chunk = blockIdx.y, t = threadIdx.x;
+  int nb = nparts[chunk];
+  accum<KIND> acc;
+  if ((int)blockIdx.x < nb) {
+    long long n = counts[chunk];
+    long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
+    const dbox &b = boxes[chunk];
+    long long idx[TSR_MAXDIM];
+    long long i = lo + t;
+    if (i < hi) box_coords(b, p.ndim, i, idx);
+    for (; i < hi; i += THREADS) {
+      acc.add(element<CHAIN>(p, idx));
+      box_next(b, p.ndim, idx, THREADS);
+    }
+  }
+  part[t] = acc.stat();
+  __syncthreads();
+  for (int s = THREADS / 2; s > 0; s >>= 1) {
+    if (t < s) tsr_stat_merge_inline(KIND, &part[t], &part[t + s]);
+    __syncthreads();
+  }
+  if (t == 0 && (int)blockIdx.x < nb) out[chunk * out_stride + blockIdx.x] = part[0];
+}
+
+template <bool CHAIN>
+static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
+                               const long long *c, const int *np, tsr_stat *out, long long stride) {
+  switch (kind) {
+  case RED_SUM: reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MEAN: reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MIN: reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_MAX: reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_VAR: reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  default: reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  }
+}
+
+/* Whether a program is a chain (see eval_chain). */
+static int is_chain(const tsr_prog *p) {
+  if (p->ninstr == 0 || p->code[0].kind != I_LEAF) return 0;
+  for (int i = 1; i < p->ninstr; i++) {
+    const tsr_instr *c = &p->code[i], *prev = &p->code[i - 1];
+    if (c->kind == I_LEAF) return 0;
+    if (c->kind == I_UNARY && c->x != prev->dst) return 0;
+    if (c->kind == I_BINARY) {
+      int left = c->x == prev->dst && p->reg_const[c->y];
+      int right = c->y == prev->dst && p->reg_const[c->x];
+      if (!left && !right) return 0;
+    }
+  }
+  return p->result == p->code[p->ninstr - 1].dst;
+}
+
+/* Axis reduction: one thread per element of the partial, walking the reduced
+ * axis in order. */
+__global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long long count,
+                                   tsr_stat *out) {
+  long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= count) return;
+  long long idx[TSR_MAXDIM], rem = o;
+  for (int a = p.ndim - 1; a >= 0; a--) {
+    if (a == axis) continue;
+    idx[a] = b.start[a] + rem % b.extent[a];
+    rem /= b.extent[a];
+  }
+  tsr_stat acc = {0.0, 0.0, 0.0};
+  for (long long k = 0; k < b.extent[axis]; k++) {
+    idx[axis] = b.start[axis] + k;
+    tsr_stat one = {1.0, eval_element(p, idx), 0.0};
+    tsr_stat_merge_inline(kind, &acc, &one);
+  }
+  out[o] = acc;
+}
+
+/* Both elements of a Philox pair (e even) at once: one counter, one log,
+ * one sincos. Same arithmetic as random_value, so the same bits. */
+__device__ static void random_pair(const dleaf &l, long long e, double *v0, double *v1) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  double u1 = u01(w.x, w.y), u2 = u01(w.z, w.w);
+  if (l.rng == RNG_UNIFORM) {
+    *v0 = l.a + (l.b - l.a) * u1;
+    *v1 = l.a + (l.b - l.a) * u2;
+  } else {
+    double r = sqrt(-2.0 * tsr_log(u1)), s, c2;
+    tsr_sincos2pi(u2, &s, &c2);
+    *v0 = l.a + l.b * (r * c2);
+    *v1 = l.a + l.b * (r * s);
+  }
+  if (l.round_f32) {
+    *v0 = (double)(float)*v0;
+    *v1 = (double)(float)*v1;
+  }
+}
+
+/* The operations after the leaf of a chain program, on a leaf value. */
+__device__ static double chain_rest(const dprog &p, double v) {
+  int prev = p.code[0].dst;
+  for (int i = 1; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    if (ins.kind == I_UNARY)
+      v = tsr_ew_unary(ins.op, v);
+    else if (ins.x == prev)
+      v = tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
+    else
+      v = tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
+    if (ins.round_f32) v = (double)(float)v;
+    prev = ins.dst;
+  }
+  return v;
+}
+
+/* Materializes a box; each thread takes two consecutive elements, which for
+ * a contiguous random leaf are one Philox pair (half the generation work). */
+__global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
+  long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= count) return;
+  long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];
+  box_coords(b, p.ndim, i, idx);
+  if (i + 1 >= count) {
+    out[i] = eval_element(p, idx);
+    return;
+  }
+  for (int a = 0; a < TSR_MAXDIM; a++) idx1[a] = idx[a];
+  box_next(b, p.ndim, idx1, 1);
+  if (p.chain && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
+    const dleaf &l = p.leaf[p.code[0].x];
+    long long e0 = leaf_index(l, p.ndim, idx), e1 = leaf_index(l, p.ndim, idx1);
+    if (e1 == e0 + 1 && !(e0 & 1)) {
+      double v0, v1;
+      random_pair(l, e0, &v0, &v1);
+      out[i] = chain_rest(p, v0);
+      out[i + 1] = chain_rest(p, v1);
+      return;
+    }
+  }
+  out[i] = eval_element(p, idx);
+  out[i + 1] = eval_element(p, idx1);
+}
+
+/* ---- host side ------------------------------------------------------------ */
+
+/* The chunks a --no-fuse leaf reads are already in device memory (backend
+ * memory from gpu_alloc): only their table travels. */
+static int stage_chunks(const tsr_leaf *l, dleaf *x) {
+  dchunks h;
+  memset(&h, 0, sizeof h);
+  h.n = l->chunks->n;
+  for (int c = 0; c < h.n; c++) {
+    for (int b = 0; b < l->base_ndim; b++) {
+      h.start[c][b] = l->chunks->start[c][b];
+      h.extent[c][b] = l->chunks->extent[c][b];
+    }
+    h.data[c] = l->chunks->data[c];
+  }
+  double *dev;
+  TSR_CHECK(tsr_gpu_alloc(sizeof h, &dev));
+  CUDA_CHECK(cudaMemcpy(dev, &h, sizeof h, cudaMemcpyHostToDevice));
+  x->chunks = (const dchunks *)dev;
+  return TSR_OK;
+}
+
+static void unstage_chunks(dleaf *x) {
+  if (x->chunks) tsr_gpu_release((double *)x->chunks);
+}
+
+/* Copies a program to its device form; DATA leaves are uploaded (freed by
+ * prog_release). */
+static int prog_upload(const tsr_prog *p, dprog *d) {
+  memset(d, 0, sizeof *d);
+  if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
+    return TSR_ERROR(TSR_ERR_BACKEND, "expression too large for one GPU program (%d leaves, %d "
+                     "operations): split it with intermediate names", p->nleaves, p->ninstr);
+  d->ndim = p->ndim;
+  d->nleaves = p->nleaves;
+  d->ninstr = p->ninstr;
+  d->result = p->result;
+  d->chain = is_chain(p);
+  for (int i = 0; i < p->nleaves; i++) {
+    const tsr_leaf *l = &p->leaves[i];
+    dleaf *x = &d->leaf[i];
+    x->kind = l->kind;
+    x->base_ndim = l->base_ndim;
+    for (int b = 0; b < TSR_MAXDIM; b++) {
+      x->axis_of[b] = b < l->base_ndim ? l->axis_of[b] : -1;
+      x->off[b] = l->off[b];
+      x->step[b] = l->step[b];
+    }
+    if (l->kind == LEAF_CHUNKS) TSR_CHECK(stage_chunks(l, x));
+    x->rng = l->rng;
+    x->round_f32 = l->round_f32;
+    x->k0 = (uint32_t)l->key;
+    x->k1 = (uint32_t)(l->key >> 32);
+    x->stream = l->stream;
+    x->a = l->a;
+    x->b = l->b;
+    x->e_const = l->e_const;
+    for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
+    if (l->kind == LEAF_DATA && l->resident) {
+      x->data = l->data;
+      x->kind = LEAF_RESIDENT; /* device data owned by the executor */
+    } else if (l->kind == LEAF_DATA) {
+      int64_t n = 1;
+      for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
+      double *dev;
+      CUDA_CHECK(cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)));
+      CUDA_CHECK(cudaMemcpy(dev, l->data, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+      x->data = dev;
+    }
+  }
+  for (int i = 0; i < p->ninstr; i++) {
+    const tsr_instr *s = &p->code[i];
+    d->code[i] = dinstr{(int)s->kind, s->op, s->round_f32, s->dst, s->x, s->y};
+  }
+  for (int r = 0; r < p->nregs; r++) {
+    d->reg_const[r] = p->reg_const[r];
+    d->reg_value[r] = p->reg_value[r];
+  }
+  return TSR_OK;
+}
+
+static void prog_release(dprog *d) {
+  for (int i = 0; i < d->nleaves; i++) {
+    if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) cudaFree((void *)d->leaf[i].data);
+    if (d->leaf[i].kind == LEAF_CHUNKS) unstage_chunks(&d->leaf[i]);
+  }
+}
+
+/* Blocks per chunk: a function of the chunk's size only (determinism). */
+static int parts_for(long long n) {
+  long long nb = (n + 65535) / 65536;
+  return (int)(nb < 1 ? 1 : nb > 1024 ? 1024 : nb);
+}
+
+
+static dbox make_box(int ndim, const int64_t *start, const int64_t *extent) {
+  dbox b;
+  memset(&b, 0, sizeof b);
+  for (int a = 0; a < ndim; a++) {
+    b.start[a] = start[a];
+    b.extent[a] = extent[a];
+  }
+  return b;
+}
+
+/* Device scratch for one launch of up to GROUP chunks. */
+#define GROUP 64
+#define MAX_PARTS 1024
+
+struct launch_scratch {
+  dbox *dbx;
+  long long *dcnt;
+  int *dparts;
+  tsr_stat *dout, *hout;
+};
+
+/* Launch scratch is cached (cudaMallocHost costs milliseconds): a few sets,
+ * one per host thread working at a time. */
+#define SCRATCH_SETS 32
+static launch_scratch scratch_cache[SCRATCH_SETS];
+static int scratch_busy[SCRATCH_SETS];
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int scratch_create(launch_scratch *s) {
+  memset(s, 0, sizeof *s);
+  CUDA_CHECK(cudaMalloc(&s->dbx, sizeof(dbox) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dcnt, sizeof(long long) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dparts, sizeof(int) * GROUP));
+  CUDA_CHECK(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  CUDA_CHECK(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  return TSR_OK;
+}
+
+/* More host threads than sets wait for one: a GPU is kept busy by a few. */
+static pthread_cond_t scratch_free = PTHREAD_COND_INITIALIZER;
+
+static int scratch_alloc(launch_scratch *s) {
+  pthread_mutex_lock(&scratch_lock);
+  int slot = -1;
+  for (;;) {
+    for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
+      if (!scratch_busy[i]) slot = i;
+    if (slot >= 0) break;
+    pthread_cond_wait(&scratch_free, &scratch_lock);
+  }
+  scratch_busy[slot] = 1;
+  pthread_mutex_unlock(&scratch_lock);
+  if (!scratch_cache[slot].dout) TSR_CHECK(scratch_create(&scratch_cache[slot]));
+  *s = scratch_cache[slot];
+  return TSR_OK;
+}
+
+static void scratch_release(launch_scratch *s) {
+  pthread_mutex_lock(&scratch_lock);
+  for (int i = 0; i < SCRATCH_SETS; i++)
+    if (scratch_cache[i].dout == s->dout) scratch_busy[i] = 0;
+  pthread_cond_signal(&scratch_free);
+  pthread_mutex_unlock(&scratch_lock);
+}
+
+static void scratch_destroy(launch_scratch *s) {
+  cudaFree(s->dbx);
+  cudaFree(s->dcnt);
+  cudaFree(s->dparts);
+  cudaFree(s->dout);
+  cudaFreeHost(s->hout);
+  memset(s, 0, sizeof *s);
+}
+
+/* Full reductions of up to GROUP boxes in one launch; out[i] gets box i's partial. */
+static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const dbox *hbox,
+                        tsr_stat **out, launch_scratch *s, tsr_progress_fn progress, void *ctx) {
+  long long hcnt[GROUP];
+  int hparts[GROUP], maxparts = 1;
+  for (int64_t i = 0; i < count; i++) {
+    hcnt[i] = 1;
+    for (int a = 0; a < ndim; a++) hcnt[i] *= hbox[i].extent[a];
+    hparts[i] = parts_for(hcnt[i]);
+    if (hparts[i] > maxparts) maxparts = hparts[i];
+  }
+  CUDA_CHECK(cudaMemcpy(s->dbx, hbox, sizeof(dbox) * (size_t)count, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(s->dcnt, hcnt, sizeof(long long) * (size_t)count, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(s->dparts, hparts, sizeof(int) * (size_t)count, cudaMemcpyHostToDevice));
+  dim3 grid((unsigned)maxparts, (unsigned)count);
+  /* --trace: the kernel's device time from CUDA events on this thread's
+   * stream, placed at the host time of its launch (the stream is idle). */
+  cudaEvent_t ev[2];
+  int timed = tsr_trace_on && cudaEventCreate(&ev[0]) == cudaSuccess;
+  if (timed && cudaEventCreate(&ev[1]) != cudaSuccess) {
+    cudaEventDestroy(ev[0]);
+    timed = 0;
+  }
+  double launched = timed ? tsr_trace_now() : 0.0;
+  if (timed) cudaEventRecord(ev[0], 0);
+  if (d->chain)
+    launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
+  else
+    launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
+  if (timed) cudaEventRecord(ev[1], 0);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(s->hout, s->dout, sizeof(tsr_stat) * MAX_PARTS * (size_t)count,
+                        cudaMemcpyDeviceToHost));
+  if (timed) {
+    float ms = 0.0f;
+    long long elems = 0;
+    for (int64_t i = 0; i < count; i++) elems += hcnt[i];
+    if (cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess) /* chunks: batch launches only */
+      tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(), launched,
+                     launched + 1e-3 * ms, tsr_trace_args{-1, progress ? count : 0, elems, 0});
+    cudaEventDestroy(ev[0]);
+    cudaEventDestroy(ev[1]);
+  }
+  for (int64_t i = 0; i < count; i++) {
+    out[i][0] = tsr_stat_combine(kind, s->hout + MAX_PARTS * i, hparts[i]);
+    if (progress) progress(ctx, hcnt[i]);
+  }
+  return TSR_OK;
+}
+
+int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
+  tsr_gpu_bind_device();
+  if (bt->axis >= 0) { /* axis reductions go chunk by chunk */
+    for (int64_t i = 0; i < bt->nchunks && !tsr_interrupted(); i++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+      tsr_grid_unravel(bt->grid, bt->ids[i], idx);
+      tsr_grid_chunk_box(bt->grid, idx, start, extent);
+      TSR_CHECK(tsr_gpu_reduce_box(bt->prog, start, extent, bt->kind, bt->axis, bt->out[i]));
+      for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+      if (bt->progress) bt->progress(bt->progress_ctx, n);
+    }
+    return TSR_OK;
+  }
+  dprog d;
+  launch_scratch s;
+  TSR_CHECK(prog_upload(bt->prog, &d));
+  int st = scratch_alloc(&s);
+  dbox hbox[GROUP];
+  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted(); first += GROUP) {
+    int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
+    for (int64_t i = 0; i < count; i++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+      tsr_grid_unravel(bt->grid, bt->ids[first + i], idx);
+      tsr_grid_chunk_box(bt->grid, idx, start, extent);
+      hbox[i] = make_box(bt->grid->ndim, start, extent);
+    }
+    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, hbox, bt->out + first, &s,
+                      bt->progress, bt->progress_ctx);
+  }
+  scratch_release(&s);
+  prog_release(&d);
+  return st;
+}
+
+int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
+  tsr_gpu_bind_device();
+  dprog d;
+  TSR_CHECK(prog_upload(p, &d));
+  long long n = 1;
+  for (int a = 0; a < p->ndim; a++) n *= extent[a];
+  int st = TSR_OK;
+  if (n > 0) {
+    long long pairs = (n + 1) / 2;
+    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, out);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
+  }
+  cudaError_t e = cudaStreamSynchronize(0);
+  if (st == TSR_OK && e != cudaSuccess)
+    st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
+  prog_release(&d);
+  return st;
+}
+
+int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
+                       int axis, tsr_stat *out) {
+  tsr_gpu_bind_device();
+  if (axis < 0) {
+    dprog d;
+    launch_scratch s;
+    TSR_CHECK(prog_upload(p, &d));
+    dbox b = make_box(p->ndim, start, extent);
+    int st = scratch_alloc(&s);
+    if (st == TSR_OK) st = reduce_boxes(&d, kind, p->ndim, 1, &b, &out, &s, NULL, NULL);
+    scratch_release(&s);
+    prog_release(&d);
+    return st;
+  }
+  dprog d;
+  TSR_CHECK(prog_upload(p, &d));
+  long long count = tsr_partial_count(p->ndim, extent, axis);
+  tsr_stat *dev = NULL;
+  int st = TSR_OK;
+  if (cudaMalloc(&dev, sizeof(tsr_stat) * (size_t)(count + 1)) != cudaSuccess)
+    st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for reduction partials");
+  if (st == TSR_OK && count > 0) {
+    reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128>>>(d, make_box(p->ndim, start, extent),
+                                                                 axis, kind, count, dev);
+    cudaError_t e = cudaMemcpy(out, dev, sizeof(tsr_stat) * (size_t)count, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU reduction failed: %s", cudaGetErrorString(e));
+  }
+  cudaFree(dev);
+  prog_release(&d);
+  return st;
+}
+
+size_t tsr_gpu_eval_min_memory(void) { return sizeof(tsr_stat) * MAX_PARTS * GROUP * 2; }
+
+void tsr_gpu_eval_stop(void) {
+  for (int i = 0; i < SCRATCH_SETS; i++)
+    if (scratch_cache[i].dout) scratch_destroy(&scratch_cache[i]);
+}

@@ -1,0 +1,111 @@
+/*
+ * gpu_memory.cu - device memory of the CUDA backend: this rank's device, a
+ * small caching pool under the rank's device-memory limit, copies in and
+ * out, and the peak the summary reports.
+ */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_device.h"
+
+int tsr_gpu_device_id = -1;
+static size_t device_mem_limit; /* bytes of device memory this rank may use */
+
+/* ---- device memory: a small caching pool ----------------------------------
+ * --no-fuse allocates and frees a chunk per operation; cudaMalloc/cudaFree
+ * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
+
+#define POOL_SLOTS 256
+static struct { double *ptr; size_t bytes; int used; } pool[POOL_SLOTS];
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t pool_bytes, pool_peak;
+
+/* Device memory in use (cudaMemGetInfo), sampled after each allocation of
+ * this backend; the peak is reported relative to the use right after setup.
+ * Ranks sharing a GPU see each other's allocations. */
+static size_t mem_base, mem_peak;
+void tsr_gpu_sample_memory(void) {
+  size_t f = 0, t = 0;
+  if (cudaMemGetInfo(&f, &t) != cudaSuccess) return;
+  size_t used = t - f;
+  if (used > mem_peak) mem_peak = used;
+}
+size_t tsr_gpu_peak_memory(void) { return mem_peak > mem_base ? mem_peak - mem_base : 0; }
+
+int tsr_gpu_alloc(size_t bytes, double **ptr) {
+  tsr_gpu_bind_device();
+  pthread_mutex_lock(&pool_lock);
+  int best = -1;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr && !pool[i].used && pool[i].bytes >= bytes && pool[i].bytes <= 2 * bytes + 4096 &&
+        (best < 0 || pool[i].bytes < pool[best].bytes))
+      best = i;
+  if (best >= 0) {
+    pool[best].used = 1;
+    *ptr = pool[best].ptr;
+    pthread_mutex_unlock(&pool_lock);
+    return TSR_OK;
+  }
+  int slot = -1;
+  for (int i = 0; i < POOL_SLOTS && slot < 0; i++)
+    if (!pool[i].ptr) slot = i;
+  for (int i = 0; i < POOL_SLOTS && slot < 0; i++) /* evict an idle block */
+    if (!pool[i].used) {
+      cudaFree(pool[i].ptr);
+      pool_bytes -= pool[i].bytes;
+      pool[i].ptr = NULL;
+      slot = i;
+    }
+  cudaError_t e = slot < 0 || pool_bytes + bytes > device_mem_limit
+                      ? cudaErrorMemoryAllocation
+                      : cudaMalloc((void **)ptr, bytes);
+  if (e == cudaSuccess) {
+    pool[slot].ptr = *ptr;
+    pool[slot].bytes = bytes;
+    pool[slot].used = 1;
+    pool_bytes += bytes;
+    if (pool_bytes > pool_peak) pool_peak = pool_bytes;
+  }
+  pthread_mutex_unlock(&pool_lock);
+  if (e == cudaSuccess) tsr_gpu_sample_memory();
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)",
+                     bytes, pool_bytes, device_mem_limit);
+  return TSR_OK;
+}
+
+void tsr_gpu_release(double *ptr) {
+  pthread_mutex_lock(&pool_lock);
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr == ptr) pool[i].used = 0;
+  pthread_mutex_unlock(&pool_lock);
+}
+
+int tsr_gpu_download(const double *src, double *dst, size_t n) {
+  tsr_gpu_bind_device();
+  CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyDeviceToHost));
+  return TSR_OK;
+}
+
+int tsr_gpu_upload(const double *src, double *dst, size_t n) {
+  tsr_gpu_bind_device();
+  CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyHostToDevice));
+  return TSR_OK;
+}
+
+void tsr_gpu_memory_start(size_t limit, size_t in_use) {
+  device_mem_limit = limit;
+  mem_base = mem_peak = in_use;
+}
+
+size_t tsr_gpu_memory_limit(void) { return device_mem_limit; }
+
+void tsr_gpu_memory_stop(void) {
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (pool[i].ptr) cudaFree(pool[i].ptr);
+  memset(pool, 0, sizeof pool);
+  pool_bytes = 0;
+}

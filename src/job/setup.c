@@ -1,0 +1,177 @@
+/*
+ * setup.c - one job's setup (setup.h): knobs, threads, memory, the backend
+ * and its device.
+ */
+#define _GNU_SOURCE
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "job/setup.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "mpi/comm.h"
+#include "util/error.h"
+
+/* ---- knobs ------------------------------------------------------------------ */
+
+static int bad_knob(const char *name, const char *value, const char *expected) {
+  return TSR_ERROR(TSR_ERR_USAGE, "%s=%s: expected %s", name, value, expected);
+}
+
+/* An on/off knob: unset or empty is def. */
+static int knob_bool(const char *name, int def, int *out) {
+  const char *v = getenv(name);
+  *out = def;
+  if (!v || !*v) return TSR_OK;
+  static const char *const on[] = {"1", "yes", "true", "on"}, *const off[] = {"0", "no", "false", "off"};
+  for (int i = 0; i < 4; i++) {
+    if (!strcasecmp(v, on[i])) return *out = 1, TSR_OK;
+    if (!strcasecmp(v, off[i])) return *out = 0, TSR_OK;
+  }
+  return bad_knob(name, v, "1 or 0 (yes/no, true/false, on/off)");
+}
+
+/* A positive number of seconds: unset or empty is def. */
+static int knob_seconds(const char *name, double def, double *out) {
+  const char *v = getenv(name);
+  *out = def;
+  if (!v || !*v) return TSR_OK;
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (errno || *end || !(x > 0) || !isfinite(x)) return bad_knob(name, v, "a positive number of seconds");
+  *out = x;
+  return TSR_OK;
+}
+
+/* One of the words of list (space-separated): unset or empty is NULL. */
+static int knob_word(const char *name, const char *list, const char **out) {
+  const char *v = getenv(name);
+  *out = NULL;
+  if (!v || !*v) return TSR_OK;
+  size_t n = strlen(v);
+  for (const char *p = list; *p;) {
+    size_t w = strcspn(p, " ");
+    if (w == n && !strncmp(p, v, n)) return *out = v, TSR_OK;
+    p += w + (p[w] == ' ');
+  }
+  char expected[256];
+  snprintf(expected, sizeof expected, "one of %s", list);
+  return bad_knob(name, v, expected);
+}
+
+int tsr_knobs_read(tsr_knobs *k) {
+  memset(k, 0, sizeof *k);
+  TSR_CHECK(knob_bool("TESSERA_GPUS_SHARED", 0, &k->gpus_shared));
+  TSR_CHECK(knob_bool("TESSERA_GPU_LINALG", 0, &k->gpu_linalg));
+  TSR_CHECK(knob_word("TESSERA_FAULT", tsr_be_fault_ops, &k->fault));
+  TSR_CHECK(knob_seconds("TESSERA_PROGRESS_INTERVAL", 10.0, &k->progress_interval));
+  TSR_CHECK(knob_bool("TESSERA_HOST_EXCHANGE", 0, &k->host_exchange));
+  TSR_CHECK(knob_bool("TESSERA_HDF5_INDEPENDENT", 0, &k->hdf5_independent));
+  return TSR_OK;
+}
+
+/* ---- resources ---------------------------------------------------------------- */
+
+static size_t available_memory(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  size_t kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  if (kb == 0) kb = (size_t)4 << 20; /* 4 GiB when unknown */
+  return kb * 1024;
+}
+
+/* Threads per rank: OMP_NUM_THREADS when set (OpenMP reads it itself);
+ * otherwise the cores this rank is bound to, or the node's cores shared
+ * among its ranks when unbound. */
+static int default_threads(void) {
+  if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+  cpu_set_t set;
+  long node = sysconf(_SC_NPROCESSORS_ONLN);
+  int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)node;
+  int t = mine < node ? mine : (int)(node / tsr_comm_local_size());
+  return t > 0 ? t : 1;
+}
+
+/* ---- the backend and its device ------------------------------------------------- */
+
+static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
+  const tsr_backend_ops *gpu = tsr_backend_find("cuda");
+  if (opt->backend == TSR_BACKEND_CUDA) {
+    if (!gpu)
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s",
+                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)");
+    if (!gpu->available())
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s", "--backend=cuda: no usable GPU is visible to this rank");
+    *be = gpu;
+  } else if (opt->backend == TSR_BACKEND_AUTO && gpu && gpu->available()) {
+    *be = gpu;
+  } else {
+    *be = tsr_backend_find("cpu");
+  }
+  return TSR_OK;
+}
+
+/* Whether another rank of this node bound the same device. */
+static int node_shares(const tsr_device_id *id, int *shared) {
+  int local = tsr_comm_local_rank(), nlocal = tsr_comm_local_size();
+  tsr_device_id *ids;
+  TSR_CALLOC(ids, (size_t)nlocal, sizeof *ids);
+  int st = tsr_comm_node_allgather(id, sizeof *id, ids);
+  *shared = 0;
+  for (int r = 0; st == TSR_OK && r < nlocal; r++)
+    if (r != local && !memcmp(&ids[r], id, sizeof *id)) *shared = 1;
+  free(ids);
+  return st;
+}
+
+/* Binds this rank's device and learns which ranks share one. Ranks of a
+ * node that share a GPU are refused unless allowed (NCCL needs a GPU per
+ * rank); where any rank shares one, device transports stay off everywhere.
+ * Every rank agrees before any fails. */
+static int bind_device(const tsr_backend_ops *be, int allow_shared, tsr_backend_config *cfg) {
+  if (!tsr_be_has_bind(be)) return TSR_OK;
+  tsr_device_id id;
+  int count = 0, refuse = 0;
+  TSR_CHECK(tsr_be_bind(be, tsr_comm_local_rank(), &id, &count));
+  TSR_CHECK(node_shares(&id, &cfg->shared));
+  TSR_CHECK(tsr_comm_max_int(cfg->shared && !allow_shared, &refuse));
+  if (refuse)
+    return TSR_ERROR(TSR_ERR_BACKEND,
+                     "ranks of a node share a GPU (%d ranks on this node, %d GPU%s visible to "
+                     "this rank): use one rank per GPU, or --gpus-shared",
+                     tsr_comm_local_size(), count, count == 1 ? "" : "s");
+  return tsr_comm_max_int(cfg->shared, &cfg->any_shared);
+}
+
+int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
+  tsr_knobs k;
+  memset(ex, 0, sizeof *ex);
+  TSR_CHECK(tsr_knobs_read(&k));
+  TSR_CHECK(choose_backend(opt, &ex->be));
+  ex->rank = tsr_comm_rank();
+  ex->size = tsr_comm_size();
+  ex->threads = opt->threads > 0 ? opt->threads : default_threads();
+  ex->mem_limit = opt->mem_limit ? opt->mem_limit
+                                 : available_memory() / 2 / (size_t)tsr_comm_local_size();
+  ex->no_fuse = opt->no_fuse;
+  ex->progress = opt->quiet ? 0 : opt->progress;
+  tsr_backend_config cfg = {.threads = ex->threads,
+                            .mem_limit = opt->mem_limit,
+                            .dense = k.gpu_linalg,
+                            .fault = k.fault};
+  TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, &cfg));
+  return tsr_be_setup(ex->be, &cfg);
+}

@@ -1,0 +1,29 @@
+/*
+ * setup.h - one job's setup: the environment knobs, read and checked once;
+ * threads and memory per rank; the backend, chosen through the registry, its
+ * device bound and compared with the other ranks of the node (the one place
+ * where what a backend needs from MPI is decided), then set up.
+ */
+#ifndef TSR_JOB_SETUP_H
+#define TSR_JOB_SETUP_H
+
+#include "exec/exec.h"
+#include "tessera.h"
+
+/* Every TESSERA_* variable tessera reads, with its value after checking. */
+typedef struct tsr_knobs {
+  int gpus_shared;          /* TESSERA_GPUS_SHARED: as --gpus-shared (test suites on GPU nodes) */
+  int gpu_linalg;           /* TESSERA_GPU_LINALG: the CUDA dense kernels on */
+  const char *fault;        /* TESSERA_FAULT: a backend op made to fail (tests) */
+  double progress_interval; /* TESSERA_PROGRESS_INTERVAL: seconds between progress lines in logs */
+  int host_exchange;        /* TESSERA_HOST_EXCHANGE: rechunk pieces as host copies (tests) */
+  int hdf5_independent;     /* TESSERA_HDF5_INDEPENDENT: independent, not collective, reads */
+} tsr_knobs;
+
+/* Reads the knobs; a malformed value is one usage error naming it. */
+int tsr_knobs_read(tsr_knobs *k);
+
+/* Fills ex for this job and sets its backend up. Collective. */
+int tsr_job_setup(const tsr_options *opt, tsr_exec *ex);
+
+#endif
