@@ -19,6 +19,7 @@
 
 #include "util/error.h"
 #include "linalg/linalg.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "util/signals.h"
 #include "exec/stage.h"
@@ -530,23 +531,6 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
 }
 
 /* ---- reductions and small results ---------------------------------------- */
-
-/* Ranks agree on failure after each compute phase, so none waits forever in
- * a later collective for a rank that has given up. */
-int tsr_agree(int st) {
-  if (st == TSR_OK && tsr_interrupted()) st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return st == TSR_OK ? TSR_ERR_COMM : st;
-  if (st == TSR_ERR_INTERRUPTED) {
-    tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
-  } else if (st != TSR_OK) { /* a fresh error is this rank's; an agreed one keeps its scope */
-    if (tsr_error_get_scope() == TSR_SCOPE_COLLECTIVE) tsr_error_set_scope(TSR_SCOPE_LOCAL);
-  } else if (worst != TSR_OK) {
-    st = TSR_ERROR(worst, "another rank failed");
-    tsr_error_set_scope(worst == TSR_ERR_INTERRUPTED ? TSR_SCOPE_COLLECTIVE : TSR_SCOPE_SILENT);
-  }
-  return st;
-}
 
 static int compute_reduce(tsr_exec *ex, tsr_node *r) {
   const tsr_node *x = r->in[0];

@@ -52,12 +52,6 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
 int tsr_exec_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
                          const int64_t *extent, double **out);
 
-/* After a step of collective work: every rank learns whether any failed
- * (or was interrupted) and returns the same status. A rank's own new error
- * is printed by that rank; the others fail silently with "another rank
- * failed". Collective. */
-int tsr_agree(int st);
-
 /* Owner rank of chunk `linear` among size ranks. */
 static inline int tsr_chunk_owner(int64_t linear, int size) { return (int)(linear % size); }
 

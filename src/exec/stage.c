@@ -29,12 +29,12 @@
 #include "util/error.h"
 #include "exec/exec.h"
 #include "io/h5array.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
+#include "mpi/tags.h"
 #include "util/signals.h"
 #include "util/trace.h"
-
-#define XFER_TAG 4242
 
 /* Coordinates first[a] + step[a] * i, 0 <= i < count[a], of a program's space. */
 typedef struct sbox {
@@ -106,14 +106,6 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t elem) {
   if (!q) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning staged chunks");
   *p = q;
   *cap = c;
-  return TSR_OK;
-}
-
-/* The same integer on every rank: the minimum. */
-static int agree_min(int v, int *out) {
-  int neg = -v;
-  TSR_CHECK(tsr_comm_max_int(neg, &neg));
-  *out = -neg;
   return TSR_OK;
 }
 
@@ -533,7 +525,7 @@ static int use_hook(const tsr_exec *ex) {
 /* One exchange of buffers: the backend's own, or MPI point-to-point. */
 static int exchange(const tsr_exec *ex, int hook, const tsr_p2p_msg *s, int ns,
                     const tsr_p2p_msg *r, int nr) {
-  if (!hook || !tsr_be_has_exchange(ex->be)) return tsr_p2p_exchange(s, ns, r, nr, XFER_TAG);
+  if (!hook || !tsr_be_has_exchange(ex->be)) return tsr_p2p_exchange(s, ns, r, nr, TSR_TAG_XFER);
   tsr_be_msg *bs = calloc((size_t)ns + 1, sizeof *bs), *br = calloc((size_t)nr + 1, sizeof *br);
   int st = bs && br ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving pieces");
   for (int i = 0; st == TSR_OK && i < ns; i++) bs[i] = (tsr_be_msg){s[i].peer, s[i].buf, s[i].n};
@@ -800,7 +792,7 @@ static int wave_size(const tsr_exec *ex, const tsr_grid *g, const tsr_prog *P, i
   double per = 8.0 * (double)tsr_grid_max_chunk_elems(g) * (double)(2 + 4 * staged);
   int64_t fit = ex->mem_limit ? (int64_t)((double)ex->mem_limit / (per > 1 ? per : 1)) : ex->threads;
   int64_t n = ex->threads < fit ? ex->threads : fit;
-  return agree_min((int)(n < 1 ? 1 : n > 4096 ? 4096 : n), w);
+  return tsr_agree_min((int)(n < 1 ? 1 : n > 4096 ? 4096 : n), w);
 }
 
 /* Work on one staged chunk: slot is its position among this rank's chunks. */

@@ -26,6 +26,7 @@
 #include "eval/interp.h"
 #include "io/results.h"
 #include "linalg/linalg.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "eval/ops.h"
 #include "job/save.h"
@@ -119,13 +120,7 @@ static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
  * other ranks learn the outcome, and report nothing themselves. */
 static int probe_output(const char *path) {
   int st = tsr_comm_rank() == 0 ? tsr_results_probe(path) : TSR_OK;
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) {
-    st = TSR_ERROR(worst, "rank 0 cannot create the results file");
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
-  }
-  return st;
+  return tsr_agree_rank0(st, "cannot create the results file");
 }
 
 /* ---- what to compute ---------------------------------------------------- */

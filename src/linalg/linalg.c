@@ -25,7 +25,10 @@
 #include "util/error.h"
 #include "linalg/tsqr.h"
 #include "mpi/comm.h"
+#include "mpi/agree.h"
 #include "mpi/p2p.h"
+#include "mpi/tags.h"
+#include "util/workers.h"
 #include "exec/stage.h"
 #include "backend/backend.h"
 #include "graph/groups.h"
@@ -220,7 +223,7 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
   }
   st = tsr_agree(st);
   double t0 = tsr_comm_time();
-  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, 7500);
+  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, TSR_TAG_MATMUL);
   ex->comm_s += tsr_comm_time() - t0;
   ex->comm_bytes += moved;
   for (int64_t i = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
@@ -288,19 +291,15 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
     for (int64_t i = 0; i < mine && st == TSR_OK; i++)
       if (!(part[i] = malloc(sizeof(double) * (size_t)(mm_elems(&p, my[i] / p.nkb) + 1))))
         st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block product");
+    tsr_workers w;
+    tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t i = 0; i < mine; i++) {
-      int s;
-#pragma omp atomic read
-      s = st;
-      if (s != TSR_OK) continue;
+      if (st != TSR_OK || tsr_workers_stop(&w)) continue;
       int64_t c = my[i] / p.nkb, mr = p.msz[c / p.nnc], nc = p.nsz[c % p.nnc], kk = p.ksz[my[i] % p.nkb];
-      s = tsr_be_gemm(kern, mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc);
-      if (s != TSR_OK) {
-#pragma omp critical(tsr_matmul_status)
-        st = s;
-      }
+      tsr_workers_fail(&w, tsr_be_gemm(kern, mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc));
     }
+    if (st == TSR_OK) st = tsr_workers_end(&w);
     ex->compute_s += tsr_comm_time() - t0;
     st = tsr_agree(st);
     if (st == TSR_OK) st = mm_reduce(ex, &p, tasks, nt, part, acc);

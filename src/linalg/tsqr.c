@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "util/error.h"
-#include "exec/exec.h"
 #include "mpi/comm.h"
+#include "mpi/agree.h"
 #include "mpi/p2p.h"
+#include "mpi/tags.h"
+#include "util/workers.h"
 
 
-#define TAG_UP 7300
-#define TAG_DOWN 7400
 #define MAX_LEVELS 64
 
 static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
@@ -149,14 +149,14 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
   int st = TSR_OK;
   for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], n);
   /* The leaves of this rank in parallel, each with one BLAS thread. */
+  tsr_workers w;
+  tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = me; b < nb; b += pl->size) {
-    int s = qr_local(pl, pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]);
-    if (s != TSR_OK) {
-#pragma omp critical(tsqr_status)
-      st = s;
-    }
+    if (tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, qr_local(pl, pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]));
   }
+  st = tsr_workers_end(&w);
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
@@ -184,7 +184,7 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
       if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
         st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
     }
-    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_UP + L);
+    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_UP + L);
     for (int64_t i = 0; i + s < nb; i += 2 * s) {
       int64_t j = i + s, rows = cur[i] + cur[j];
       t->rl[L][i] = cur[i];
@@ -257,7 +257,7 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
       if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
         st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
     }
-    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_DOWN + L);
+    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_DOWN + L);
     for (int64_t j = 0; j < nb; j++) {
       free(send[j]);
       send[j] = NULL;
@@ -266,17 +266,14 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
   for (int64_t b = me; b < nb && st == TSR_OK; b += pl->size)
     if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
+  tsr_workers w;
+  tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = me; b < nb; b += pl->size) {
-    int s;
-#pragma omp atomic read
-    s = st;
-    if (s == TSR_OK) s = gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]);
-    if (s != TSR_OK) {
-#pragma omp critical(tsqr_status)
-      st = s;
-    }
+    if (st != TSR_OK || tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]));
   }
+  if (st == TSR_OK) st = tsr_workers_end(&w);
   for (int64_t b = 0; M && b < nb; b++) free(M[b]);
   free(M), free(send), free(x);
   return st;
