@@ -24,6 +24,8 @@
 
 #include "util/error.h"
 #include "exec/exec.h"
+#include "exec/nofuse.h"
+#include "job/compute.h"
 #include "mpi/agree.h"
 #include "mpi/tags.h"
 #include "io/h5array.h"
@@ -120,7 +122,7 @@ int tsr_save_check(int overwrite, const char *results_path) {
 }
 
 int tsr_save_plan(const tsr_exec *ex) {
-  for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_exec_check(ex, tsr_sinks_at(i)->node));
+  for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_job_check(ex, tsr_sinks_at(i)->node));
   return TSR_OK;
 }
 
@@ -253,7 +255,7 @@ static int write_file(tsr_exec *ex, save_file *f) {
     const tsr_sink *e = tsr_sinks_at(i);
     if (strcmp(e->file, f->path)) continue;
     writing c = {ex, f, e, collective, w};
-    st = tsr_exec_prepare(ex, e->node); /* the reductions it reads */
+    st = tsr_job_prepare(ex, e->node); /* the reductions it reads */
     if (st == TSR_OK) st = tsr_stage_waves(ex, e->node, write_wave, &c);
   }
   if (w) {
@@ -328,5 +330,5 @@ void tsr_io_job_end(void) {
   free(files);
   files = NULL;
   nfiles = files_cap = 0;
-  tsr_stage_job_end();
+  tsr_nofuse_job_end();
 }

@@ -25,7 +25,7 @@
 #include "exec/exec.h"
 #include "eval/interp.h"
 #include "io/results.h"
-#include "linalg/linalg.h"
+#include "job/compute.h"
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "eval/ops.h"
@@ -108,6 +108,9 @@ static int exec_setup(const tsr_options *opt, tsr_exec *ex) {
                                  : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
+  ex->progress_interval = getenv("TESSERA_PROGRESS_INTERVAL") ? atof(getenv("TESSERA_PROGRESS_INTERVAL")) : 0;
+  ex->hdf5_independent = getenv("TESSERA_HDF5_INDEPENDENT") != NULL;
+  ex->host_exchange = getenv("TESSERA_HOST_EXCHANGE") != NULL;
   const char *dense = getenv("TESSERA_GPU_LINALG"); /* the CUDA kernels have not yet run on a GPU */
   tsr_backend_config cfg = {.threads = ex->threads,
                             .mem_limit = opt->mem_limit,
@@ -130,14 +133,14 @@ static int is_small(const tsr_value *v) {
 }
 
 static int check_value(const tsr_exec *ex, const tsr_value *v) {
-  if (v->kind == V_ARRAY) return tsr_exec_check(ex, v->arr);
+  if (v->kind == V_ARRAY) return tsr_job_check(ex, v->arr);
   for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
     TSR_CHECK(check_value(ex, &v->items[i]));
   return TSR_OK;
 }
 
 static int compute_value(tsr_exec *ex, tsr_value *v) {
-  if (v->kind == V_ARRAY) return tsr_exec_compute(ex, v->arr);
+  if (v->kind == V_ARRAY) return tsr_job_compute(ex, v->arr);
   for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
     TSR_CHECK(compute_value(ex, &v->items[i]));
   return TSR_OK;
