@@ -2,7 +2,7 @@
  * linalg.c - N_LINALG nodes computed for the executor (linalg.h).
  *
  * qr/svd: the input's row blocks (one column of chunks) are evaluated on
- * their owners only, wave by wave as save evaluates them (stage.c), and
+ * their owners only, wave by wave as save evaluates them (exec/waves.c), and
  * handed to the TSQR tree (tsqr.c); each rank gets back its own row blocks
  * of Q or U and keeps them as the node's held chunks (array.h), which save
  * writes and other programs read through staged leaves (stage.h); only
