@@ -37,7 +37,6 @@
 #include "exec/stage.h"
 #include "util/trace.h"
 
-
 typedef struct save_file {
   char *path, *tmp;
   int created; /* the temporary exists (rank 0 removes it on failure) */
