@@ -1,8 +1,10 @@
 /*
- * exec.h - the planner and executor: lowers a node to chunk tasks, assigns
- * each chunk to a rank (cyclic over the chunk grid's linear index: every rank
- * computes the same assignment), runs this rank's share under the memory
- * budget, and combines partials across ranks in chunk-index order.
+ * exec.h - the executor: lowers a node to chunk tasks, assigns each chunk
+ * to a rank (cyclic over the chunk grid's linear index, plan/plan.h: every
+ * rank computes the same assignment), runs this rank's share under the
+ * memory budget, and combines partials across ranks in chunk-index order.
+ * It computes one node at a time; what must be computed first (reductions,
+ * linear algebra) is walked by job/compute.c.
  */
 #ifndef TSR_EXEC_H
 #define TSR_EXEC_H
@@ -20,6 +22,11 @@ typedef struct tsr_exec {
   size_t mem_limit;
   int no_fuse;
   int progress;        /* 1 always, 0 never, -1 after a couple of seconds */
+  /* knobs (job/session.c sets them from the environment) */
+  double progress_interval; /* seconds between progress lines in a log; 0: 10 */
+  int hdf5_independent;     /* independent HDF5 reads even with parallel HDF5 */
+  int host_exchange;        /* rechunk pieces through host copies and MPI */
+  /* totals */
   double compute_s;    /* time spent computing */
   double comm_s;       /* time spent in collectives */
   double elements;     /* logical elements evaluated by this rank */
@@ -29,36 +36,26 @@ typedef struct tsr_exec {
   double io_bytes;     /* bytes read and written */
 } tsr_exec;
 
-/* Computes node's values (and first every reduction it depends on); on
- * return node->value holds all of it on every rank. Collective. */
-int tsr_exec_compute(tsr_exec *ex, tsr_node *node);
+/* Computes reduction r (kind N_REDUCE) whose own dependencies are computed
+ * already; on return r->value holds all of it on every rank. Collective. */
+int tsr_exec_reduce(tsr_exec *ex, tsr_node *r);
 
-/* Checks, before any work, that node can be computed within the memory
- * budget (collective errors: every rank finds the same). */
-int tsr_exec_check(const tsr_exec *ex, const tsr_node *node);
+/* Computes a small non-reduced node whose dependencies are computed
+ * already; on return node->value holds all of it on every rank. Collective. */
+int tsr_exec_elementwise(tsr_exec *ex, tsr_node *node);
 
-/* Computes every reduction node depends on (not node itself), so that its
- * chunks can then be evaluated (save writes them). Collective. */
-int tsr_exec_prepare(tsr_exec *ex, tsr_node *node);
+/* Checks, before any work, that dependency n can be computed within the
+ * memory budget (the walk over dependencies is job/compute.c's; collective
+ * errors: every rank finds the same). */
+int tsr_exec_check_node(const tsr_exec *ex, const tsr_node *n);
+
+/* The same check for the requested result node itself. */
+int tsr_exec_check_result(const tsr_exec *ex, const tsr_node *node);
 
 /* node->value on every rank from the chunks each rank computed: ids[i] is
  * one of this rank's chunks of node's grid, bufs[i] its row-major values.
  * Collective. */
 int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
                        double *const *bufs);
-
-/* --no-fuse: materializes node over one box, operation by operation, into
- * backend memory (*out, released with the backend's release). Not collective. */
-int tsr_exec_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
-                         const int64_t *extent, double **out);
-
-/* After a step of collective work: every rank learns whether any failed
- * (or was interrupted) and returns the same status. A rank's own new error
- * is printed by that rank; the others fail silently with "another rank
- * failed". Collective. */
-int tsr_agree(int st);
-
-/* Owner rank of chunk `linear` among size ranks. */
-static inline int tsr_chunk_owner(int64_t linear, int size) { return (int)(linear % size); }
 
 #endif

@@ -24,6 +24,11 @@
  * wave (who sends which piece to whom) from the grids alone; nothing about
  * the plan is communicated. Failures are agreed on after each step, so no
  * rank waits for a rank that gave up.
+ *
+ * Files: stage.c (rounds, LOAD leaves), xfer.c (XFER and HELD leaves),
+ * waves.c (waves and the functions below), pool.c (staging buffers),
+ * progcopy.c (program copies), phase.h (what they share); the plans are
+ * plan/plan.h's. --no-fuse runs through nofuse.h instead.
  */
 #ifndef TSR_STAGE_H
 #define TSR_STAGE_H
@@ -70,26 +75,5 @@ typedef struct tsr_stage_box {
  * rank materializes its own boxes. */
 int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
                     double **out);
-
-/* --no-fuse: reads the LOAD leaves of a one-operation program p for the box
- * start/extent in place (independent reads, serialized across threads).
- * bufs receives what to free with tsr_stage_local_free. Not collective. */
-typedef struct tsr_stage_bufs {
-  double *buf[8];
-  int n;
-} tsr_stage_bufs;
-int tsr_stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
-                    tsr_stage_bufs *bufs);
-void tsr_stage_local_free(tsr_stage_bufs *bufs);
-
-/* --no-fuse: materializes a box of a rechunked array (n->kind N_RECHUNK)
- * into backend memory *out: the source's chunks that the box overlaps are
- * materialized one piece (chunk and box intersected) at a time and copied
- * in through host memory. Local: this rank computes the pieces itself. */
-int tsr_stage_rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
-                          const int64_t *extent, double **out);
-
-/* Closes the files --no-fuse reads kept open (end of a job). */
-void tsr_stage_job_end(void);
 
 #endif

@@ -37,9 +37,6 @@ typedef enum tsr_la_op {
   LA_TRANSPOSE, LA_MATMUL, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT
 } tsr_la_op;
 
-/* The name exec/stage.c still uses for a loaded dataset (graph/sources.h). */
-typedef struct tsr_load_src tsr_h5src;
-
 typedef struct tsr_node tsr_node;
 struct tsr_node {
   tsr_node_kind kind;

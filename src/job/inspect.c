@@ -7,17 +7,14 @@
 
 #include "util/error.h"
 #include "io/h5array.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "tessera.h"
 
 int tsr_inspect(const char *path, FILE *out) {
   int st = tsr_comm_rank() == 0 ? tsr_h5_inspect(path, out) : TSR_OK;
   if (tsr_comm_rank() == 0) fflush(out);
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) {
-    st = TSR_ERROR(worst, "rank 0 could not list '%s'", path);
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
-  }
-  return st;
+  char what[4200];
+  snprintf(what, sizeof what, "could not list '%s'", path);
+  return tsr_agree_rank0(st, what);
 }

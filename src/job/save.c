@@ -24,6 +24,10 @@
 
 #include "util/error.h"
 #include "exec/exec.h"
+#include "exec/nofuse.h"
+#include "job/compute.h"
+#include "mpi/agree.h"
+#include "mpi/tags.h"
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
@@ -32,8 +36,6 @@
 #include "util/signals.h"
 #include "exec/stage.h"
 #include "util/trace.h"
-
-#define TOKEN_TAG 4244
 
 typedef struct save_file {
   char *path, *tmp;
@@ -110,27 +112,16 @@ static int check_target(const char *path, int overwrite, const char *results_pat
   return st;
 }
 
-/* Rank 0 decides; the others learn the outcome and report nothing. */
-static int agree_rank0(int st, const char *what) {
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) {
-    st = TSR_ERROR(worst, "rank 0 %s", what);
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
-  }
-  return st;
-}
-
 int tsr_save_check(int overwrite, const char *results_path) {
   int st = list_files();
   if (nfiles == 0) return st;
   if (tsr_comm_rank() == 0)
     for (int i = 0; i < nfiles && st == TSR_OK; i++) st = check_target(files[i].path, overwrite, results_path);
-  return agree_rank0(st, "cannot write a saved file");
+  return tsr_agree_rank0(st, "cannot write a saved file");
 }
 
 int tsr_save_plan(const tsr_exec *ex) {
-  for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_exec_check(ex, tsr_sinks_at(i)->node));
+  for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_job_check(ex, tsr_sinks_at(i)->node));
   return TSR_OK;
 }
 
@@ -205,7 +196,7 @@ static int write_wave(void *vctx, int64_t n, const int64_t *ids, double *const *
   }
   if (c->w) return write_chunks(c, c->w, n, ids, host);
   int token = TSR_OK, st = TSR_OK;
-  if (ex->rank > 0) TSR_CHECK(tsr_p2p_recv_int(ex->rank - 1, &token, TOKEN_TAG));
+  if (ex->rank > 0) TSR_CHECK(tsr_p2p_recv_int(ex->rank - 1, &token, TSR_TAG_TOKEN));
   if (token == TSR_OK && n > 0) {
     tsr_h5_writer *w = NULL;
     st = tsr_h5_writer_open(c->f->tmp, c->f->path, 0, &w);
@@ -214,7 +205,7 @@ static int write_wave(void *vctx, int64_t n, const int64_t *ids, double *const *
     if (st == TSR_OK) st = cs;
   }
   if (ex->rank + 1 < ex->size) {
-    int rs = tsr_p2p_send_int(ex->rank + 1, token != TSR_OK ? token : st, TOKEN_TAG);
+    int rs = tsr_p2p_send_int(ex->rank + 1, token != TSR_OK ? token : st, TSR_TAG_TOKEN);
     if (st == TSR_OK) st = rs;
   }
   return st;
@@ -263,7 +254,7 @@ static int write_file(tsr_exec *ex, save_file *f) {
     const tsr_sink *e = tsr_sinks_at(i);
     if (strcmp(e->file, f->path)) continue;
     writing c = {ex, f, e, collective, w};
-    st = tsr_exec_prepare(ex, e->node); /* the reductions it reads */
+    st = tsr_job_prepare(ex, e->node); /* the reductions it reads */
     if (st == TSR_OK) st = tsr_stage_waves(ex, e->node, write_wave, &c);
   }
   if (w) {
@@ -317,7 +308,7 @@ int tsr_save_commit(const tsr_attr *attrs, int nattrs) {
     }
     if (st != TSR_OK) tsr_save_abort();
   }
-  return agree_rank0(st, "could not finish a saved file");
+  return tsr_agree_rank0(st, "could not finish a saved file");
 }
 
 void tsr_save_abort(void) {
@@ -338,5 +329,5 @@ void tsr_io_job_end(void) {
   free(files);
   files = NULL;
   nfiles = files_cap = 0;
-  tsr_stage_job_end();
+  tsr_nofuse_job_end();
 }

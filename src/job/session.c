@@ -23,7 +23,8 @@
 #include "exec/exec.h"
 #include "eval/interp.h"
 #include "io/results.h"
-#include "linalg/linalg.h"
+#include "job/compute.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "eval/ops.h"
 #include "job/save.h"
@@ -58,13 +59,7 @@ int tsr_size(void) { return tsr_comm_size(); }
  * other ranks learn the outcome, and report nothing themselves. */
 static int probe_output(const char *path) {
   int st = tsr_comm_rank() == 0 ? tsr_results_probe(path) : TSR_OK;
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) {
-    st = TSR_ERROR(worst, "rank 0 cannot create the results file");
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
-  }
-  return st;
+  return tsr_agree_rank0(st, "cannot create the results file");
 }
 
 /* ---- what to compute ---------------------------------------------------- */
@@ -74,14 +69,14 @@ static int is_small(const tsr_value *v) {
 }
 
 static int check_value(const tsr_exec *ex, const tsr_value *v) {
-  if (v->kind == V_ARRAY) return tsr_exec_check(ex, v->arr);
+  if (v->kind == V_ARRAY) return tsr_job_check(ex, v->arr);
   for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
     TSR_CHECK(check_value(ex, &v->items[i]));
   return TSR_OK;
 }
 
 static int compute_value(tsr_exec *ex, tsr_value *v) {
-  if (v->kind == V_ARRAY) return tsr_exec_compute(ex, v->arr);
+  if (v->kind == V_ARRAY) return tsr_job_compute(ex, v->arr);
   for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
     TSR_CHECK(compute_value(ex, &v->items[i]));
   return TSR_OK;

@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "util/error.h"
 
 /* ---- knobs ------------------------------------------------------------------ */
 
 static int bad_knob(const char *name, const char *value, const char *expected) {
-  return TSR_ERROR(TSR_ERR_USAGE, "%s=%s: expected %s", name, value, expected);
+  return TSR_ERROR(TSR_ERR_VALUE, "%s=%s: expected %s", name, value, expected);
 }
 
 /* An on/off knob: unset or empty is def. */
@@ -145,8 +146,8 @@ static int bind_device(const tsr_backend_ops *be, int allow_shared, tsr_backend_
   if (!tsr_be_has_bind(be)) return TSR_OK;
   tsr_device_id id;
   int count = 0, refuse = 0;
-  TSR_CHECK(tsr_be_bind(be, tsr_comm_local_rank(), &id, &count));
-  TSR_CHECK(node_shares(&id, &cfg->shared));
+  TSR_CHECK(tsr_agree(tsr_be_bind(be, tsr_comm_local_rank(), &id, &count)));
+  TSR_CHECK(tsr_agree(node_shares(&id, &cfg->shared)));
   TSR_CHECK(tsr_comm_max_int(cfg->shared && !allow_shared, &refuse));
   if (refuse)
     return TSR_ERROR(TSR_ERR_BACKEND,
@@ -168,6 +169,9 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
                                  : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
+  ex->progress_interval = k.progress_interval;
+  ex->hdf5_independent = k.hdf5_independent;
+  ex->host_exchange = k.host_exchange;
   tsr_backend_config cfg = {.threads = ex->threads,
                             .mem_limit = opt->mem_limit,
                             .dense = k.gpu_linalg,

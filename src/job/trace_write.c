@@ -21,21 +21,11 @@
 #include "util/error.h"
 #include "util/grow.h"
 #include "util/trace.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 
 static FILE *out_file; /* rank 0, between probe and write */
 static char out_tmp[4096];
-
-/* Rank 0 decides; the others learn the outcome and report nothing. */
-static int agree_rank0(int st, const char *what) {
-  int worst = st;
-  if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st == TSR_OK && worst != TSR_OK) {
-    st = TSR_ERROR(worst, "%s", what);
-    tsr_error_set_scope(TSR_SCOPE_SILENT);
-  }
-  return st;
-}
 
 int tsr_trace_probe(const char *path) {
   int st = TSR_OK;
@@ -45,7 +35,7 @@ int tsr_trace_probe(const char *path) {
     if (!out_file)
       st = TSR_ERROR(TSR_ERR_IO, "cannot create trace file '%s': %s", path, strerror(errno));
   }
-  return agree_rank0(st, "rank 0 cannot create the trace file");
+  return tsr_agree_rank0(st, "cannot create the trace file");
 }
 
 void tsr_trace_discard(void) {

@@ -2,7 +2,7 @@
  * linalg.c - N_LINALG nodes computed for the executor (linalg.h).
  *
  * qr/svd: the input's row blocks (one column of chunks) are evaluated on
- * their owners only, wave by wave as save evaluates them (stage.c), and
+ * their owners only, wave by wave as save evaluates them (exec/waves.c), and
  * handed to the TSQR tree (tsqr.c); each rank gets back its own row blocks
  * of Q or U and keeps them as the node's held chunks (array.h), which save
  * writes and other programs read through staged leaves (stage.h); only
@@ -25,7 +25,10 @@
 #include "util/error.h"
 #include "linalg/tsqr.h"
 #include "mpi/comm.h"
+#include "mpi/agree.h"
 #include "mpi/p2p.h"
+#include "mpi/tags.h"
+#include "util/workers.h"
 #include "exec/stage.h"
 #include "backend/backend.h"
 #include "graph/groups.h"
@@ -220,7 +223,7 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
   }
   st = tsr_agree(st);
   double t0 = tsr_comm_time();
-  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, 7500);
+  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, TSR_TAG_MATMUL);
   ex->comm_s += tsr_comm_time() - t0;
   ex->comm_bytes += moved;
   for (int64_t i = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
@@ -236,80 +239,136 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
   return st;
 }
 
-static int compute_matmul(tsr_exec *ex, tsr_node *n) {
+/* The operands' geometry: x's row chunks, y's column chunks, the inner
+ * blocks (x's last axis). */
+static void mm_init(mm *p, const tsr_exec *ex, tsr_node *n) {
   tsr_node *x = n->in[0], *y = n->in[1];
   const tsr_grid *gx = &x->grid, *gy = &y->grid;
   int xa = gx->ndim - 1; /* x's inner axis */
-  mm p = {x, y, gx->ndim == 2 ? gx->shape[0] : 1, gy->ndim == 2 ? gy->shape[1] : 1, gx->shape[xa],
-          gx->ndim == 2 ? gx->nchunks[0] : 1, gy->ndim == 2 ? gy->nchunks[1] : 1, gx->nchunks[xa], 0,
-          {0, 0}, {0, 0}, NULL, NULL, NULL, NULL, gx->sizes[xa], gx->starts[xa], ex->size};
-  p.msz = gx->ndim == 2 ? gx->sizes[0] : &p.M, p.mstart = gx->ndim == 2 ? gx->starts[0] : p.mst;
-  p.nsz = gy->ndim == 2 ? gy->sizes[1] : &p.N, p.nstart = gy->ndim == 2 ? gy->starts[1] : p.nst;
-  int64_t nchunks = p.nmr * p.nnc, W = ex->threads > 0 ? ex->threads : 1, nwaves = 0;
-  p.ntasks = nchunks * p.nkb;
-  /* Waves: each rank's tasks in order, W at a time; order[] lists the tasks
-   * wave by wave (task order within a wave), wave w at order[from[w]..]. */
-  int64_t *wave_of = malloc(sizeof(int64_t) * (size_t)(p.ntasks + 1)), *seen = calloc((size_t)ex->size, sizeof(int64_t));
-  int64_t *order = malloc(sizeof(int64_t) * (size_t)(p.ntasks + 1)), *from = NULL;
-  double **acc = calloc((size_t)nchunks + 1, sizeof(double *));
-  int st = wave_of && seen && order && acc ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
-  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) {
-    wave_of[t] = seen[mm_rank(&p, t)]++ / W;
-    if (wave_of[t] + 1 > nwaves) nwaves = wave_of[t] + 1;
+  *p = (mm){x, y, gx->ndim == 2 ? gx->shape[0] : 1, gy->ndim == 2 ? gy->shape[1] : 1, gx->shape[xa],
+            gx->ndim == 2 ? gx->nchunks[0] : 1, gy->ndim == 2 ? gy->nchunks[1] : 1, gx->nchunks[xa], 0,
+            {0, 0}, {0, 0}, NULL, NULL, NULL, NULL, gx->sizes[xa], gx->starts[xa], ex->size};
+  p->msz = gx->ndim == 2 ? gx->sizes[0] : &p->M, p->mstart = gx->ndim == 2 ? gx->starts[0] : p->mst;
+  p->nsz = gy->ndim == 2 ? gy->sizes[1] : &p->N, p->nstart = gy->ndim == 2 ? gy->starts[1] : p->nst;
+  p->ntasks = p->nmr * p->nnc * p->nkb;
+}
+
+/* Waves: each rank's tasks in order, W at a time; order[] lists the tasks
+ * wave by wave (task order within a wave), wave w at order[from[w]..]. */
+typedef struct mm_waves {
+  int64_t W, nwaves, *order, *from;
+} mm_waves;
+
+static int mm_plan_waves(const mm *p, int size, mm_waves *v) {
+  int64_t *wave_of = malloc(sizeof(int64_t) * (size_t)(p->ntasks + 1)), *seen = calloc((size_t)size, sizeof(int64_t));
+  v->order = malloc(sizeof(int64_t) * (size_t)(p->ntasks + 1));
+  v->from = NULL;
+  v->nwaves = 0;
+  int st = wave_of && seen && v->order ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
+  for (int64_t t = 0; t < p->ntasks && st == TSR_OK; t++) {
+    wave_of[t] = seen[mm_rank(p, t)]++ / v->W;
+    if (wave_of[t] + 1 > v->nwaves) v->nwaves = wave_of[t] + 1;
   }
-  if (st == TSR_OK && !(from = calloc((size_t)nwaves + 2, sizeof(int64_t))))
+  if (st == TSR_OK && !(v->from = calloc((size_t)v->nwaves + 2, sizeof(int64_t))))
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
-  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) from[wave_of[t] + 2]++;
-  for (int64_t w = 0; w < nwaves && st == TSR_OK; w++) from[w + 2] += from[w + 1];
-  for (int64_t t = 0; t < p.ntasks && st == TSR_OK; t++) order[from[wave_of[t] + 1]++] = t;
-  for (int64_t c = ex->rank; c < nchunks && st == TSR_OK; c += ex->size)
-    if (!(acc[c] = calloc((size_t)(mm_elems(&p, c) + 1), sizeof(double)))) /* zeros when K is 0 */
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
+  for (int64_t t = 0; t < p->ntasks && st == TSR_OK; t++) v->from[wave_of[t] + 2]++;
+  for (int64_t w = 0; w < v->nwaves && st == TSR_OK; w++) v->from[w + 2] += v->from[w + 1];
+  for (int64_t t = 0; t < p->ntasks && st == TSR_OK; t++) v->order[v->from[wave_of[t] + 1]++] = t;
+  free(wave_of);
+  free(seen);
+  return st;
+}
+
+/* A wave's buffers: the operands' boxes (every rank's tasks), this rank's
+ * operand blocks and products, and its tasks. */
+typedef struct mm_bufs {
+  tsr_stage_box *bx, *by;
+  double **xb, **yb, **part;
+  int64_t *my;
+} mm_bufs;
+
+static int mm_bufs_alloc(mm_bufs *b, int64_t W, int size) {
+  b->bx = malloc(sizeof(tsr_stage_box) * (size_t)(W * size + 1));
+  b->by = malloc(sizeof(tsr_stage_box) * (size_t)(W * size + 1));
+  b->xb = calloc((size_t)W + 1, sizeof(double *));
+  b->yb = calloc((size_t)W + 1, sizeof(double *));
+  b->part = calloc((size_t)W + 1, sizeof(double *));
+  b->my = malloc(sizeof(int64_t) * (size_t)(W + 1));
+  if (!b->bx || !b->by || !b->xb || !b->yb || !b->part || !b->my)
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  return TSR_OK;
+}
+
+static void mm_bufs_free(mm_bufs *b) {
+  free(b->bx), free(b->by), free(b->xb), free(b->yb), free(b->part), free(b->my);
+}
+
+/* This rank's block products of a wave (mine of them), in workers. */
+static int mm_products(const tsr_exec *ex, const mm *p, const mm_bufs *b, int64_t mine) {
   const tsr_backend_ops *kern = tsr_be_dense(ex->be);
-  tsr_stage_box *bx = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
-  tsr_stage_box *by = malloc(sizeof(tsr_stage_box) * (size_t)(W * ex->size + 1));
-  double **xb = calloc((size_t)W + 1, sizeof(double *)), **yb = calloc((size_t)W + 1, sizeof(double *));
-  double **part = calloc((size_t)W + 1, sizeof(double *));
-  int64_t *my = malloc(sizeof(int64_t) * (size_t)(W + 1));
-  if (st == TSR_OK && (!bx || !by || !xb || !yb || !part || !my)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  st = tsr_agree(st);
-  for (int64_t w = 0; w < nwaves && st == TSR_OK; w++) {
-    const int64_t *tasks = order + from[w];
-    int64_t nt = from[w + 1] - from[w], mine = 0;
-    for (int64_t i = 0; i < nt; i++) {
-      mm_box(&p, tasks[i], 0, &bx[i]);
-      mm_box(&p, tasks[i], 1, &by[i]);
-      if (bx[i].rank == ex->rank) my[mine++] = tasks[i];
-    }
-    double t0 = tsr_comm_time();
-    st = tsr_stage_boxes(ex, x, bx, nt, xb);
-    int sy = tsr_stage_boxes(ex, y, by, nt, yb);
-    if (st == TSR_OK) st = sy;
-    for (int64_t i = 0; i < mine && st == TSR_OK; i++)
-      if (!(part[i] = malloc(sizeof(double) * (size_t)(mm_elems(&p, my[i] / p.nkb) + 1))))
-        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block product");
+  for (int64_t i = 0; i < mine; i++)
+    if (!(b->part[i] = malloc(sizeof(double) * (size_t)(mm_elems(p, b->my[i] / p->nkb) + 1))))
+      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block product");
+  tsr_workers w;
+  tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t i = 0; i < mine; i++) {
-      int s;
-#pragma omp atomic read
-      s = st;
-      if (s != TSR_OK) continue;
-      int64_t c = my[i] / p.nkb, mr = p.msz[c / p.nnc], nc = p.nsz[c % p.nnc], kk = p.ksz[my[i] % p.nkb];
-      s = tsr_be_gemm(kern, mr, nc, kk, xb[i], kk, yb[i], nc, 0.0, part[i], nc);
-      if (s != TSR_OK) {
-#pragma omp critical(tsr_matmul_status)
-        st = s;
-      }
-    }
-    ex->compute_s += tsr_comm_time() - t0;
-    st = tsr_agree(st);
-    if (st == TSR_OK) st = mm_reduce(ex, &p, tasks, nt, part, acc);
-    for (int64_t i = 0; i < W; i++) {
-      free(xb[i]), free(yb[i]), free(part[i]);
-      xb[i] = yb[i] = part[i] = NULL;
-    }
+  for (int64_t i = 0; i < mine; i++) {
+    if (tsr_workers_stop(&w)) continue;
+    int64_t c = b->my[i] / p->nkb, mr = p->msz[c / p->nnc], nc = p->nsz[c % p->nnc], kk = p->ksz[b->my[i] % p->nkb];
+    tsr_workers_fail(&w, tsr_be_gemm(kern, mr, nc, kk, b->xb[i], kk, b->yb[i], nc, 0.0, b->part[i], nc));
   }
-  free(bx), free(by), free(xb), free(yb), free(part), free(my), free(wave_of), free(seen), free(order), free(from);
+  return tsr_workers_end(&w);
+}
+
+/* One wave of tasks: operand boxes staged (collective), products formed
+ * here, then moved to and summed on the owners of their chunks. */
+static int mm_wave(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, mm_bufs *b,
+                   int64_t W, double **acc) {
+  int64_t mine = 0;
+  for (int64_t i = 0; i < nt; i++) {
+    mm_box(p, tasks[i], 0, &b->bx[i]);
+    mm_box(p, tasks[i], 1, &b->by[i]);
+    if (b->bx[i].rank == ex->rank) b->my[mine++] = tasks[i];
+  }
+  double t0 = tsr_comm_time();
+  int st = tsr_stage_boxes(ex, p->x, b->bx, nt, b->xb);
+  int sy = tsr_stage_boxes(ex, p->y, b->by, nt, b->yb);
+  if (st == TSR_OK) st = sy;
+  if (st == TSR_OK) st = mm_products(ex, p, b, mine);
+  ex->compute_s += tsr_comm_time() - t0;
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = mm_reduce(ex, p, tasks, nt, b->part, acc);
+  for (int64_t i = 0; i < W; i++) {
+    free(b->xb[i]), free(b->yb[i]), free(b->part[i]);
+    b->xb[i] = b->yb[i] = b->part[i] = NULL;
+  }
+  return st;
+}
+
+/* This rank's output chunks, zeros (the result when K is 0). */
+static int mm_acc(const tsr_exec *ex, const mm *p, double **acc) {
+  for (int64_t c = ex->rank; c < p->nmr * p->nnc; c += ex->size)
+    if (!(acc[c] = calloc((size_t)(mm_elems(p, c) + 1), sizeof(double))))
+      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
+  return TSR_OK;
+}
+
+static int compute_matmul(tsr_exec *ex, tsr_node *n) {
+  mm p;
+  mm_init(&p, ex, n);
+  int64_t nchunks = p.nmr * p.nnc;
+  mm_waves v = {ex->threads > 0 ? ex->threads : 1, 0, NULL, NULL};
+  mm_bufs b = {0};
+  double **acc = calloc((size_t)nchunks + 1, sizeof(double *));
+  int st = mm_plan_waves(&p, ex->size, &v);
+  if (st == TSR_OK && !acc) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
+  if (st == TSR_OK) st = mm_acc(ex, &p, acc);
+  if (st == TSR_OK) st = mm_bufs_alloc(&b, v.W, ex->size);
+  st = tsr_agree(st);
+  for (int64_t w = 0; w < v.nwaves && st == TSR_OK; w++)
+    st = mm_wave(ex, &p, v.order + v.from[w], v.from[w + 1] - v.from[w], &b, v.W, acc);
+  mm_bufs_free(&b);
+  free(v.order), free(v.from);
   if (st == TSR_OK) return finish_chunks(ex, n, acc);
   for (int64_t c = 0; acc && c < nchunks; c++) free(acc[c]);
   free(acc);

@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "util/error.h"
-#include "exec/exec.h"
 #include "mpi/comm.h"
+#include "mpi/agree.h"
 #include "mpi/p2p.h"
+#include "mpi/tags.h"
+#include "util/workers.h"
 
 
-#define TAG_UP 7300
-#define TAG_DOWN 7400
 #define MAX_LEVELS 64
 
 static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
@@ -136,87 +136,152 @@ static void tree_free(tree *t) {
   free(t->rleaf), free(t->qleaf), free(t->r);
 }
 
+/* The leaves of this rank in parallel, each with one BLAS thread. */
+static int tree_leaves(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
+  tsr_workers w;
+  tsr_workers_init(&w);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = pl->rank; b < t->nb; b += pl->size) {
+    if (tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, qr_local(pl, pl->rows[b], t->n, blocks[b], &t->qleaf[b], &t->r[b]));
+  }
+  return tsr_workers_end(&w);
+}
+
+static int level_alloc(tree *t, int L) {
+  if (L >= MAX_LEVELS) return TSR_ERROR(TSR_ERR_INTERNAL, "TSQR tree too deep");
+  t->nlev = L + 1;
+  t->rl[L] = calloc((size_t)t->nb, sizeof(int64_t));
+  t->rr[L] = calloc((size_t)t->nb, sizeof(int64_t));
+  t->rn[L] = calloc((size_t)t->nb, sizeof(int64_t));
+  t->qn[L] = calloc((size_t)t->nb, sizeof(double *));
+  if (!t->rl[L] || !t->rr[L] || !t->rn[L] || !t->qn[L]) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  return TSR_OK;
+}
+
+/* On the owner of node i: its R stacked over node j's (received: rj) and
+ * factored again. */
+static int stack_pair(const tsr_tsqr_plan *pl, tree *t, int L, int64_t i, int64_t ri, int64_t rj,
+                      const double *in) {
+  int64_t n = t->n, rows = ri + rj;
+  double *stack = malloc(sizeof(double) * (size_t)(rows * n + 1)), *r2 = NULL;
+  int st = stack ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK) {
+    memcpy(stack, t->r[i], sizeof(double) * (size_t)(ri * n));
+    memcpy(stack + ri * n, in, sizeof(double) * (size_t)(rj * n));
+    st = qr_local(pl, rows, n, stack, &t->qn[L][i], &r2);
+  }
+  free(stack);
+  free(t->r[i]);
+  t->r[i] = r2;
+  return st;
+}
+
+/* Level L (pairs i, i + s): each R of node i + s moves to the owner of
+ * node i, which stacks and factors the pair. cur: rows of each node's R. */
+static int tree_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t s, int64_t *cur,
+                      tsr_p2p_piece *x, double **in) {
+  int64_t nb = t->nb, n = t->n, nx = 0;
+  int me = pl->rank, st = level_alloc(t, L);
+  if (st != TSR_OK) return st;
+  for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
+    int64_t j = i + s;
+    tsr_p2p_piece *e = &x[nx++];
+    *e = (tsr_p2p_piece){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
+    if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  st = tsr_agree(st); /* no rank waits for pieces a failed rank will not send */
+  if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_UP + L);
+  for (int64_t i = 0; i + s < nb; i += 2 * s) {
+    int64_t j = i + s, rows = cur[i] + cur[j];
+    t->rl[L][i] = cur[i];
+    t->rr[L][i] = cur[j];
+    t->rn[L][i] = min64(rows, n);
+    if (owner(pl, j) == me) {
+      free(t->r[j]);
+      t->r[j] = NULL;
+    }
+    if (owner(pl, i) == me && st == TSR_OK) st = stack_pair(pl, t, L, i, cur[i], cur[j], in[j]);
+    free(in[j]);
+    in[j] = NULL;
+    cur[i] = min64(rows, n);
+  }
+  return st;
+}
+
 /* Up-sweep: leaves factored, then R's combined level by level. */
 static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
-  int64_t nb = t->nb, n = t->n;
-  int me = pl->rank;
+  int64_t nb = t->nb;
   t->rleaf = calloc((size_t)nb, sizeof(int64_t));
   t->qleaf = calloc((size_t)nb, sizeof(double *));
   t->r = calloc((size_t)nb, sizeof(double *));
   if (!t->rleaf || !t->qleaf || !t->r) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   int64_t *cur = calloc((size_t)nb, sizeof(int64_t)); /* rows of each node's current R */
   if (!cur) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  int st = TSR_OK;
-  for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], n);
-  /* The leaves of this rank in parallel, each with one BLAS thread. */
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t b = me; b < nb; b += pl->size) {
-    int s = qr_local(pl, pl->rows[b], n, blocks[b], &t->qleaf[b], &t->r[b]);
-    if (s != TSR_OK) {
-#pragma omp critical(tsqr_status)
-      st = s;
-    }
-  }
+  for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], t->n);
+  int st = tree_leaves(pl, blocks, t);
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
-  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) {
-    if (L >= MAX_LEVELS) {
-      st = TSR_ERROR(TSR_ERR_INTERNAL, "TSQR tree too deep");
-      break;
-    }
-    t->nlev = L + 1;
-    t->rl[L] = calloc((size_t)nb, sizeof(int64_t));
-    t->rr[L] = calloc((size_t)nb, sizeof(int64_t));
-    t->rn[L] = calloc((size_t)nb, sizeof(int64_t));
-    t->qn[L] = calloc((size_t)nb, sizeof(double *));
-    if (!t->rl[L] || !t->rr[L] || !t->rn[L] || !t->qn[L]) {
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-      break;
-    }
-    int64_t nx = 0;
-    for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
-      int64_t j = i + s;
-      tsr_p2p_piece *e = &x[nx++];
-      *e = (tsr_p2p_piece){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
-      if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
-        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    }
-    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_UP + L);
-    for (int64_t i = 0; i + s < nb; i += 2 * s) {
-      int64_t j = i + s, rows = cur[i] + cur[j];
-      t->rl[L][i] = cur[i];
-      t->rr[L][i] = cur[j];
-      t->rn[L][i] = min64(rows, n);
-      if (owner(pl, j) == me) {
-        free(t->r[j]);
-        t->r[j] = NULL;
-      }
-      if (owner(pl, i) == me && st == TSR_OK) {
-        double *stack = malloc(sizeof(double) * (size_t)(rows * n + 1)), *r2 = NULL;
-        if (!stack) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-        if (st == TSR_OK) {
-          memcpy(stack, t->r[i], sizeof(double) * (size_t)(cur[i] * n));
-          memcpy(stack + cur[i] * n, in[j], sizeof(double) * (size_t)(cur[j] * n));
-          st = qr_local(pl, rows, n, stack, &t->qn[L][i], &r2);
-        }
-        free(stack);
-        free(t->r[i]);
-        t->r[i] = r2;
-      }
-      free(in[j]);
-      in[j] = NULL;
-      cur[i] = min64(rows, n);
-    }
-  }
+  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
   free(x), free(in), free(cur);
   return st;
 }
 
+/* On the owner of node i at level L: Qn M[i] split into node i's new M
+ * (its top rows) and the rows sent to node i + s (*send). */
+static int down_pair(const tsr_tsqr_plan *pl, tree *t, int L, int64_t i, int64_t kout, double **M,
+                     double **send) {
+  int64_t rl = t->rl[L][i], rr = t->rr[L][i], rn = t->rn[L][i];
+  double *p = malloc(sizeof(double) * (size_t)((rl + rr) * kout + 1));
+  double *top = malloc(sizeof(double) * (size_t)(rl * kout + 1));
+  *send = malloc(sizeof(double) * (size_t)(rr * kout + 1));
+  int st = p && top && *send ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK) st = gemm(pl, rl + rr, kout, rn, t->qn[L][i], M[i], p);
+  if (st != TSR_OK) {
+    free(p), free(top);
+    return st;
+  }
+  memcpy(top, p, sizeof(double) * (size_t)(rl * kout));
+  memcpy(*send, p + rl * kout, sizeof(double) * (size_t)(rr * kout));
+  free(p);
+  free(M[i]);
+  M[i] = top;
+  return TSR_OK;
+}
+
+/* One level of the down-sweep: this rank's pairs, then the lower halves
+ * moved to their nodes. Every rank agrees before the move (none waits for
+ * rows a failed rank will not send) and after it, so that all ranks make the
+ * same collective calls, failed or not. */
+static int down_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t kout, double **M,
+                      double **send, tsr_p2p_piece *x) {
+  int64_t nb = t->nb, s = (int64_t)1 << L, nx = 0;
+  int me = pl->rank, st = TSR_OK;
+  for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
+    int64_t j = i + s, rr = t->rr[L][i];
+    if (owner(pl, i) == me) st = down_pair(pl, t, L, i, kout, M, &send[j]);
+    if (st != TSR_OK) break;
+    tsr_p2p_piece *e = &x[nx++];
+    *e = (tsr_p2p_piece){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
+    if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_DOWN + L));
+  for (int64_t j = 0; j < nb; j++) {
+    free(send[j]);
+    send[j] = NULL;
+  }
+  return st;
+}
+
 /* Down-sweep: m0 (K x kout, on the owner of block 0) applied back through
- * the tree; out[b] = Qleaf[b] M[b] on each owner. */
+ * the tree; out[b] = Qleaf[b] M[b] on each owner. Collective: every rank
+ * enters it with the same (agreed) status. */
 static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t kout, double **out) {
   int64_t nb = t->nb;
   int me = pl->rank, st = TSR_OK;
@@ -228,55 +293,19 @@ static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t
     if (!(M[0] = malloc(sizeof(double) * (size_t)(K * kout + 1)))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
     else memcpy(M[0], m0, sizeof(double) * (size_t)(K * kout));
   }
-  for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--) {
-    int64_t s = (int64_t)1 << L, nx = 0;
-    for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
-      int64_t j = i + s, rl = t->rl[L][i], rr = t->rr[L][i], rn = t->rn[L][i];
-      if (owner(pl, i) == me) {
-        double *p = malloc(sizeof(double) * (size_t)((rl + rr) * kout + 1));
-        double *top = malloc(sizeof(double) * (size_t)(rl * kout + 1));
-        send[j] = malloc(sizeof(double) * (size_t)(rr * kout + 1));
-        if (!p || !top || !send[j]) {
-          free(p), free(top);
-          st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-          break;
-        }
-        st = gemm(pl, rl + rr, kout, rn, t->qn[L][i], M[i], p);
-        if (st != TSR_OK) {
-          free(p), free(top);
-          break;
-        }
-        memcpy(top, p, sizeof(double) * (size_t)(rl * kout));
-        memcpy(send[j], p + rl * kout, sizeof(double) * (size_t)(rr * kout));
-        free(p);
-        free(M[i]);
-        M[i] = top;
-      }
-      tsr_p2p_piece *e = &x[nx++];
-      *e = (tsr_p2p_piece){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
-      if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
-        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    }
-    if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TAG_DOWN + L);
-    for (int64_t j = 0; j < nb; j++) {
-      free(send[j]);
-      send[j] = NULL;
-    }
-  }
+  st = tsr_agree(st);
+  for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--) st = down_level(pl, t, L, kout, M, send, x);
   for (int64_t b = me; b < nb && st == TSR_OK; b += pl->size)
     if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
+  tsr_workers w;
+  tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = me; b < nb; b += pl->size) {
-    int s;
-#pragma omp atomic read
-    s = st;
-    if (s == TSR_OK) s = gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]);
-    if (s != TSR_OK) {
-#pragma omp critical(tsqr_status)
-      st = s;
-    }
+    if (st != TSR_OK || tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]));
   }
+  if (st == TSR_OK) st = tsr_workers_end(&w);
   for (int64_t b = 0; M && b < nb; b++) free(M[b]);
   free(M), free(send), free(x);
   return st;
@@ -342,6 +371,7 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
     if (st == TSR_OK) st = bst;
     if (st == TSR_OK && buf[0] != 0.0) st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
   }
+  st = tsr_agree(st);
   if (st == TSR_OK) st = tree_down(pl, &t, buf + 1 + nsmall, kout, out);
   if (st == TSR_OK) memcpy(small, buf + 1, sizeof(double) * (size_t)nsmall);
   st = tsr_agree(st);

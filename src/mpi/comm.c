@@ -1,6 +1,7 @@
 /*
  * comm.c - MPI implementation of comm.h. Every MPI call goes through
- * MPI_CHECK so a failure becomes a tessera error with the MPI message.
+ * TSR_MPI_CHECK (mpi/mpi_check.h), so a failure becomes a tessera error with
+ * the MPI message.
  */
 #include "mpi/comm.h"
 
@@ -15,18 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mpi/mpi_check.h"
 #include "util/error.h"
-
-#define MPI_CHECK(call)                                                        \
-  do {                                                                         \
-    int mpi_rc_ = (call);                                                      \
-    if (mpi_rc_ != MPI_SUCCESS) {                                              \
-      char mpi_msg_[MPI_MAX_ERROR_STRING];                                     \
-      int mpi_len_ = 0;                                                        \
-      MPI_Error_string(mpi_rc_, mpi_msg_, &mpi_len_);                          \
-      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, mpi_msg_);        \
-    }                                                                          \
-  } while (0)
 
 static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
 static MPI_Comm node_comm = MPI_COMM_NULL; /* the ranks of this node */
@@ -62,21 +53,21 @@ static void singleton_isolate(void) {
 
 int tsr_comm_init(int *argc, char ***argv) {
   int inited = 0;
-  MPI_CHECK(MPI_Initialized(&inited));
+  TSR_MPI_CHECK(MPI_Initialized(&inited));
   if (!inited) {
     singleton_isolate();
     int provided;
-    MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+    TSR_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     started_mpi = 1;
   }
-  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
-  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
+  TSR_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  TSR_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  TSR_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  TSR_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
                                 MPI_INFO_NULL, &node_comm));
-  MPI_CHECK(MPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN));
-  MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
-  MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
+  TSR_MPI_CHECK(MPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN));
+  TSR_MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+  TSR_MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
   return TSR_OK;
 }
 
@@ -130,14 +121,14 @@ int tsr_comm_mpi_cuda_aware(void) {
 
 int tsr_comm_node_allgather(const void *send, size_t n, void *recv) {
   if (n > (size_t)0x7fffffff) return TSR_ERROR(TSR_ERR_COMM, "node exchange of %zu bytes", n);
-  MPI_CHECK(MPI_Allgather(send, (int)n, MPI_BYTE, recv, (int)n, MPI_BYTE, node_comm));
+  TSR_MPI_CHECK(MPI_Allgather(send, (int)n, MPI_BYTE, recv, (int)n, MPI_BYTE, node_comm));
   return TSR_OK;
 }
 
 int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root) {
   if (nbytes > (size_t)0x7fffffff)
     return TSR_ERROR(TSR_ERR_COMM, "broadcast of %zu bytes exceeds one MPI call", nbytes);
-  MPI_CHECK(MPI_Bcast(buf, (int)nbytes, MPI_BYTE, root, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Bcast(buf, (int)nbytes, MPI_BYTE, root, MPI_COMM_WORLD));
   return TSR_OK;
 }
 
@@ -169,7 +160,7 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
   unsigned long long mine = nbytes;
   unsigned long long *each;
   TSR_MALLOC(each, sizeof(*each) * (size_t)world_size);
-  MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG,
+  TSR_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG,
                           MPI_COMM_WORLD));
   TSR_MALLOC(*counts, sizeof(size_t) * (size_t)world_size);
   for (int r = 0; r < world_size; r++) (*counts)[r] = (size_t)each[r];
@@ -196,7 +187,7 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
   TSR_MALLOC(sn, sizeof(*sn) * (size_t)size);
   TSR_MALLOC(rn, sizeof(*rn) * (size_t)size);
   for (int r = 0; r < size; r++) sn[r] = sendn[r];
-  MPI_CHECK(MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG,
+  TSR_MPI_CHECK(MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG,
                          MPI_COMM_WORLD));
   TSR_MALLOC(*recvn, sizeof(size_t) * (size_t)size);
   for (int r = 0; r < size; r++) (*recvn)[r] = (size_t)rn[r];
@@ -235,11 +226,11 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
 }
 
 int tsr_comm_max_int(int v, int *out) {
-  MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   return TSR_OK;
 }
 
 int tsr_comm_barrier(void) {
-  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   return TSR_OK;
 }

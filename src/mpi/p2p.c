@@ -1,6 +1,6 @@
 /*
  * p2p.c - MPI point-to-point exchanges of host buffers (see p2p.h). Every MPI
- * call goes through P2P_CHECK so a failure becomes a tessera error.
+ * call goes through TSR_MPI_CHECK so a failure becomes a tessera error.
  */
 #include "mpi/p2p.h"
 
@@ -9,18 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/mpi_check.h"
 #include "util/error.h"
-
-#define P2P_CHECK(call)                                                        \
-  do {                                                                         \
-    int p2p_rc_ = (call);                                                      \
-    if (p2p_rc_ != MPI_SUCCESS) {                                              \
-      char p2p_msg_[MPI_MAX_ERROR_STRING];                                     \
-      int p2p_len_ = 0;                                                        \
-      MPI_Error_string(p2p_rc_, p2p_msg_, &p2p_len_);                          \
-      return TSR_ERROR(TSR_ERR_COMM, "%s failed: %s", #call, p2p_msg_);        \
-    }                                                                          \
-  } while (0)
 
 /* MPI counts are int: longer messages go in pieces of this many doubles. */
 #define PIECE ((size_t)1 << 27)
@@ -66,7 +56,7 @@ int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *re
     }
   if (rc == MPI_SUCCESS) rc = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
   free(req);
-  P2P_CHECK(rc);
+  TSR_MPI_CHECK(rc);
   return TSR_OK;
 }
 
@@ -74,21 +64,21 @@ int tsr_p2p_bcast(void *buf, size_t n) {
   int size;
   if (!world(&size)) return TSR_OK;
   if (n > (size_t)INT32_MAX) return TSR_ERROR(TSR_ERR_INTERNAL, "broadcast of %zu bytes", n);
-  P2P_CHECK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
   return TSR_OK;
 }
 
 int tsr_p2p_send_int(int peer, int value, int tag) {
   int size;
   if (!world(&size)) return TSR_OK;
-  P2P_CHECK(MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD));
   return TSR_OK;
 }
 
 int tsr_p2p_recv_int(int peer, int *value, int tag) {
   int size;
   if (!world(&size)) return TSR_OK;
-  P2P_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  TSR_MPI_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   return TSR_OK;
 }
 

@@ -1,6 +1,6 @@
 /*
  * p2p.h - point-to-point communication on host buffers: what rechunking
- * (src/stage.c) and rank-ordered HDF5 writes (src/save.c) need beyond the
+ * (exec/xfer.c) and rank-ordered HDF5 writes (job/save.c) need beyond the
  * collectives of comm.h. Every call is a no-op on one rank, or when MPI was
  * never started (unit tests that interpret without mpirun).
  */

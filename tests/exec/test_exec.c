@@ -20,6 +20,8 @@
 #include "graph/chunks.h"
 #include "util/error.h"
 #include "exec/exec.h"
+#include "job/compute.h"
+#include "plan/plan.h"
 #include "kernel/rng.h"
 #include "tessera.h"
 
@@ -71,7 +73,7 @@ static tsr_node *slice2(tsr_node *x, int64_t f0, int64_t s0, int64_t n0, int64_t
 
 static void compute(tsr_node *n, int no_fuse) {
   tsr_exec ex = make_exec(no_fuse, (size_t)1 << 30);
-  ck_assert_int_eq(tsr_exec_compute(&ex, n), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, n), TSR_OK);
   ck_assert_ptr_nonnull(n->value);
   tsr_be_teardown(ex.be);
 }
@@ -276,14 +278,14 @@ START_TEST(no_fuse_chunks_over_the_memory_limit_are_refused_before_work) {
   tsr_node *x = normal2(R, C), *r;
   ck_assert_int_eq(tsr_node_reduce(RED_SUM, x, -1, 0, 0, &r), TSR_OK);
   tsr_exec ex = make_exec(1, 1000); /* one 37x53 chunk is 15.7 kB */
-  ck_assert_int_ne(tsr_exec_check(&ex, r), TSR_OK);
+  ck_assert_int_ne(tsr_job_check(&ex, r), TSR_OK);
   ck_assert_msg(strstr(tsr_error_message(), "mem-limit") != NULL, "message: %s",
                 tsr_error_message());
   ck_assert_ptr_null(r->value);
   /* Fused, nothing is stored: the same limit is enough. */
   ex.no_fuse = 0;
-  ck_assert_int_eq(tsr_exec_check(&ex, r), TSR_OK);
-  ck_assert_int_eq(tsr_exec_compute(&ex, r), TSR_OK);
+  ck_assert_int_eq(tsr_job_check(&ex, r), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, r), TSR_OK);
   tsr_be_teardown(ex.be);
   teardown_nodes();
 }

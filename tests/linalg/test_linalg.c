@@ -24,6 +24,7 @@
 #include "graph/chunks.h"
 #include "util/error.h"
 #include "exec/exec.h"
+#include "job/compute.h"
 #include "linalg/linalg.h"
 #include "linalg/tsqr.h"
 #include "tessera.h"
@@ -259,11 +260,11 @@ START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
   ck_assert_int_eq(tsr_grid_init_lists(&g, 2, tshape, tsizes, tn), TSR_OK);
   ck_assert_int_eq(tsr_node_linalg(LA_TRANSPOSE, x, NULL, 0, &g, TSR_F64, &t), TSR_OK);
   tsr_grid_free(&g);
-  ck_assert_int_eq(tsr_exec_compute(&ex, p), TSR_OK);
-  ck_assert_int_eq(tsr_exec_compute(&ex, t), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, p), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, t), TSR_OK);
   ck_assert_ptr_null(x->value); /* the product read its operands' blocks, not whole copies */
-  ck_assert_int_eq(tsr_exec_compute(&ex, x), TSR_OK);
-  ck_assert_int_eq(tsr_exec_compute(&ex, y), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, x), TSR_OK);
+  ck_assert_int_eq(tsr_job_compute(&ex, y), TSR_OK);
   for (int i = 0; i < 37; i++)
     for (int j = 0; j < 19; j++) {
       long double s = 0;

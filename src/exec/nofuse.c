@@ -1,0 +1,349 @@
+/*
+ * nofuse.c - --no-fuse execution (nofuse.h): materializing boxes operation
+ * by operation, reducing the materialized chunks, the local reader of LOAD
+ * leaves and rechunking by local pieces. The fused executor (exec.c,
+ * waves.c) calls in here when ex->no_fuse is set.
+ */
+#include "exec/nofuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/progcopy.h"
+#include "io/h5array.h"
+#include "mpi/comm.h"
+#include "plan/plan.h"
+#include "util/error.h"
+#include "util/trace.h"
+#include "util/workers.h"
+
+/* ---- local reads ---- */
+
+/* --no-fuse: the LOAD leaves' buffers of one operation, freed after it. */
+typedef struct local_bufs {
+  double *buf[8];
+  int n;
+} local_bufs;
+
+typedef struct reader_entry {
+  const tsr_load_src *src;
+  tsr_h5_reader *r;
+} reader_entry;
+
+/* Readers of --no-fuse, shared by the threads (HDF5 calls are serialized). */
+static reader_entry *local_readers;
+static int nlocal;
+
+static int local_reader(const tsr_load_src *src, tsr_h5_reader **r) {
+  for (int i = 0; i < nlocal; i++)
+    if (local_readers[i].src == src) {
+      *r = local_readers[i].r;
+      return TSR_OK;
+    }
+  reader_entry *p = realloc(local_readers, sizeof *p * (size_t)(nlocal + 1));
+  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory opening '%s'", src->path);
+  local_readers = p;
+  TSR_CHECK(tsr_h5_reader_open(src->path, src->dataset, 0, r));
+  local_readers[nlocal++] = (reader_entry){src, *r};
+  return TSR_OK;
+}
+
+/* Reads region g of leaf l's dataset into buf (serialized across threads). */
+static int local_read(const tsr_exec *ex, const tsr_leaf *l, const tsr_region *g, int64_t n,
+                      double *buf) {
+  int st = TSR_OK;
+  double t0 = tsr_comm_time();
+#pragma omp critical(tsr_hdf5)
+  {
+    tsr_h5_reader *r = NULL;
+    st = local_reader(l->node->src, &r);
+    if (st == TSR_OK && n > 0) st = tsr_h5_read(r, g->lo, g->stride, g->count, buf);
+  }
+  double dt = tsr_comm_time() - t0;
+#pragma omp atomic
+  ((tsr_exec *)ex)->io_s += dt;
+#pragma omp atomic
+  ((tsr_exec *)ex)->io_bytes += 8.0 * (double)n;
+  return st;
+}
+
+/* Reads the LOAD leaves of a one-operation program p for the box
+ * start/extent in place; bufs receives what to free with local_free. */
+static int stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start,
+                       const int64_t *extent, local_bufs *bufs) {
+  bufs->n = 0;
+  tsr_sbox b;
+  for (int a = 0; a < p->ndim; a++) {
+    b.first[a] = start[a];
+    b.step[a] = 1;
+    b.count[a] = extent[a];
+  }
+  int st = TSR_OK;
+  for (int i = 0; i < p->nleaves && st == TSR_OK; i++) {
+    tsr_leaf *l = &p->leaves[i];
+    if (l->kind == LEAF_XFER || l->kind == LEAF_HELD)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "a rechunk or held leaf in a one-operation program");
+    if (l->kind != LEAF_LOAD) continue;
+    if (bufs->n == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "more than 8 loads in one operation");
+    tsr_region g;
+    tsr_leaf_region(l, &b, &g);
+    int64_t n = tsr_elems_of(l->base_ndim, g.count);
+    double *buf = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!buf) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a read");
+    bufs->buf[bufs->n++] = buf;
+    st = local_read(ex, l, &g, n, buf);
+    if (st == TSR_OK) tsr_leaf_to_data(l, &g, buf);
+  }
+  return st;
+}
+
+static void local_free(local_bufs *bufs) {
+  for (int i = 0; i < bufs->n; i++) free(bufs->buf[i]);
+  bufs->n = 0;
+}
+
+void tsr_nofuse_job_end(void) {
+  for (int i = 0; i < nlocal; i++) tsr_h5_reader_close(local_readers[i].r);
+  free(local_readers);
+  local_readers = NULL;
+  nlocal = 0;
+}
+
+/* ---- rechunking by local pieces ---- */
+
+/* Materializes piece p of source x and places it in the region buffer. */
+static int rechunk_piece(const tsr_exec *ex, const tsr_node *x, const tsr_piece *p,
+                         const tsr_region *g, double *host) {
+  int nd = x->grid.ndim;
+  int64_t n_piece = tsr_elems_of(nd, p->box.count);
+  double *dev = NULL, *h = malloc(sizeof(double) * (size_t)(n_piece + 1));
+  int st = h ? tsr_nofuse_materialize(ex, x, p->box.first, p->box.count, &dev)
+             : TSR_ERROR(TSR_ERR_MEMORY, "out of memory rechunking a chunk");
+  if (st == TSR_OK) st = tsr_be_download(ex->be, dev, h, (size_t)n_piece);
+  if (st == TSR_OK) tsr_place_piece(nd, g->count, host, p->j0, p->box.count, h);
+  tsr_be_release(ex->be, dev);
+  free(h);
+  return st;
+}
+
+/* A box of a rechunked array (n->kind N_RECHUNK) into backend memory *out:
+ * the source's chunks that the box overlaps are materialized one piece
+ * (chunk and box intersected) at a time and copied in through host memory. */
+static int rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                       const int64_t *extent, double **out) {
+  const tsr_node *x = n->in[0];
+  int nd = x->grid.ndim;
+  int64_t total = tsr_elems_of(nd, extent);
+  double *host = malloc(sizeof(double) * (size_t)(total + 1));
+  if (!host) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory rechunking a chunk");
+  tsr_region g;
+  memset(&g, 0, sizeof g);
+  for (int a = 0; a < nd && a < TSR_MAXDIM; a++) {
+    g.lo[a] = start[a];
+    g.stride[a] = 1;
+    g.count[a] = extent[a];
+  }
+  tsr_piece_list pl = {0};
+  int st;
+  *out = NULL;
+  TSR_CHECK_GOTO(st, tsr_plan_region(&pl, 0, 0, &g, &x->grid, 1), done);
+  for (int64_t k = 0; k < pl.n; k++) TSR_CHECK_GOTO(st, rechunk_piece(ex, x, &pl.p[k], &g, host), done);
+  TSR_CHECK_GOTO(st, tsr_be_alloc(ex->be, (size_t)total, out), done);
+  TSR_CHECK_GOTO(st, tsr_be_upload(ex->be, host, *out, (size_t)total), done);
+done:
+  free(pl.p);
+  free(host);
+  if (st != TSR_OK) {
+    tsr_be_release(ex->be, *out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* ---- materializing operation by operation ---- */
+
+/* A static name for a node's own operation (trace rows of --no-fuse). */
+static const char *node_label(const tsr_node *n) {
+  switch (n->kind) {
+  case N_RANDOM: return n->op == RNG_NORMAL ? "normal" : "uniform";
+  case N_FULL: return "full";
+  case N_ARANGE: return "arange";
+  case N_UNARY:
+  case N_BINARY: return tsr_ew_name(n->op);
+  case N_SELECT: return "slice";
+  case N_ASTYPE: return "astype";
+  case N_REDUCE: return tsr_red_name(n->op);
+  case N_LINALG: return "linalg";
+  default: return "operation";
+  }
+}
+
+/* Chunk range of input leaf l covering the leaf's image of a box. */
+static void leaf_chunk_range(const tsr_leaf *l, const int64_t *start, const int64_t *extent,
+                             int64_t *lo, int64_t *hi) {
+  const tsr_grid *g = &l->node->grid;
+  for (int b = 0; b < l->base_ndim; b++) {
+    int k = l->axis_of[b];
+    int64_t c0 = l->off[b], c1 = l->off[b];
+    if (k >= 0) {
+      c0 = l->off[b] + l->step[b] * start[k];
+      c1 = l->off[b] + l->step[b] * (start[k] + extent[k] - 1);
+    }
+    if (c0 > c1) {
+      int64_t t = c0;
+      c0 = c1;
+      c1 = t;
+    }
+    lo[b] = tsr_grid_find(g, b, c0);
+    hi[b] = tsr_grid_find(g, b, c1);
+  }
+}
+
+static void chunkset_free(const tsr_exec *ex, tsr_chunkset *cs) {
+  for (int i = 0; i < cs->n; i++) tsr_be_release(ex->be, (double *)cs->data[i]);
+  cs->n = 0;
+}
+
+/* Materializes every input chunk a CHUNKS leaf reads for this box. */
+static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *start,
+                         const int64_t *extent, tsr_chunkset *cs) {
+  int64_t lo[TSR_MAXDIM], hi[TSR_MAXDIM], idx[TSR_MAXDIM];
+  const tsr_grid *g = &l->node->grid;
+  leaf_chunk_range(l, start, extent, lo, hi);
+  int64_t count = 1;
+  for (int b = 0; b < l->base_ndim; b++) count *= hi[b] - lo[b] + 1;
+  if (count > 8)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a chunk reads %lld input chunks; rechunk first",
+                     (long long)count);
+  cs->n = 0;
+  for (int64_t c = 0; c < count; c++) {
+    int64_t rem = c;
+    for (int b = l->base_ndim - 1; b >= 0; b--) {
+      idx[b] = lo[b] + rem % (hi[b] - lo[b] + 1);
+      rem /= hi[b] - lo[b] + 1;
+    }
+    tsr_grid_chunk_box(g, idx, cs->start[cs->n], cs->extent[cs->n]);
+    double *buf;
+    int st = tsr_nofuse_materialize(ex, l->node, cs->start[cs->n], cs->extent[cs->n], &buf);
+    if (st != TSR_OK) {
+      chunkset_free(ex, cs);
+      return st;
+    }
+    cs->data[cs->n++] = buf;
+  }
+  return TSR_OK;
+}
+
+/* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
+static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start,
+                       const int64_t *extent, tsr_chunkset *sets, int *nsets) {
+  for (int i = 0; i < p->nleaves; i++) {
+    if (p->leaves[i].kind != LEAF_CHUNKS) continue;
+    if (*nsets == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "operation with more than 8 array inputs");
+    TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, &sets[*nsets]));
+    p->leaves[i].chunks = &sets[(*nsets)++];
+  }
+  return TSR_OK;
+}
+
+int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                           const int64_t *extent, double **out) {
+  if (n->kind == N_RECHUNK && !n->in[0]->value) /* piece by piece from the source chunks */
+    return rechunk_box(ex, n, start, extent, out);
+  tsr_prog p;
+  TSR_CHECK(tsr_prog_compile(n, 1, &p));
+  tsr_chunkset sets[8];
+  local_bufs staged = {{0}, 0};
+  int nsets = 0, st;
+  *out = NULL;
+  TSR_CHECK_GOTO(st, stage_local(ex, &p, start, extent, &staged), done); /* loads: read here */
+  TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, sets, &nsets), done);
+  tsr_be_span span = {TSR_TRACE_MATERIALIZE, node_label(n), -1, 0, 1, NULL, NULL};
+  st = tsr_be_eval_new(ex->be, &p, start, extent, out, &span);
+done:
+  for (int i = 0; i < nsets; i++) chunkset_free(ex, &sets[i]);
+  local_free(&staged);
+  tsr_prog_free(&p);
+  return st;
+}
+
+/* ---- reductions ---- */
+
+/* A program that reads a materialized box back (reduction of --no-fuse chunks). */
+static int box_program(const tsr_node *n, const int64_t *start, const int64_t *extent,
+                       const double *data, tsr_prog *p) {
+  tsr_node view = *n;
+  view.value = (double *)data;
+  TSR_CHECK(tsr_prog_compile(&view, 0, p));
+  tsr_leaf *l = &p->leaves[0];
+  l->resident = 1;
+  int64_t stride = 1;
+  l->e_const = 0;
+  for (int b = n->grid.ndim - 1; b >= 0; b--) {
+    l->base_shape[b] = extent[b];
+    l->e_const -= start[b] * stride;
+    l->e_coef[b] = stride;
+    stride *= extent[b];
+  }
+  return TSR_OK;
+}
+
+/* Peak bytes one --no-fuse worker holds: a chunk of every operation on the
+ * longest chain, counted generously as all operations of the cone. */
+static double cone_bytes(const tsr_node *n) {
+  if (n->value || n->held || n->kind == N_FULL) return 0.0;
+  double mine = 8.0 * (double)tsr_grid_max_chunk_elems(&n->grid);
+  double sum = mine;
+  for (int i = 0; i < 2; i++)
+    if (n->in[i]) sum += cone_bytes(n->in[i]);
+  return sum;
+}
+
+int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads) {
+  double per = cone_bytes(x) + 8.0 * (double)tsr_grid_max_chunk_elems(&x->grid);
+  double limit = (double)ex->mem_limit;
+  if (per > limit) {
+    int64_t fit = (int64_t)(limit / (per / (double)tsr_grid_max_chunk_elems(&x->grid)));
+    return TSR_ERROR(TSR_ERR_MEMORY,
+                     "chunks of %lld elements need %.0f MB per worker without fusion, over "
+                     "--mem-limit %.0f MB: use chunks of at most %lld elements",
+                     (long long)tsr_grid_max_chunk_elems(&x->grid), per / 1e6, limit / 1e6,
+                     (long long)(fit > 0 ? fit : 1));
+  }
+  int t = (int)(limit / per);
+  *threads = t < ex->threads ? t : ex->threads;
+  return TSR_OK;
+}
+
+/* Materializes and reduces chunk i of the batch. */
+static int reduce_chunk(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b, int64_t i,
+                        tsr_progress *pr) {
+  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  tsr_grid_unravel(b->grid, b->ids[i], idx);
+  tsr_grid_chunk_box(b->grid, idx, start, extent);
+  double *buf = NULL;
+  tsr_prog p;
+  tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), b->ids[i], 1, 0, tsr_progress_tick, pr};
+  int st = tsr_nofuse_materialize(ex, x, start, extent, &buf);
+  if (st == TSR_OK) st = box_program(x, start, extent, buf, &p);
+  if (st == TSR_OK) {
+    st = tsr_be_reduce_box(ex->be, &p, start, extent, b->kind, b->axis, b->out[i], &span);
+    tsr_prog_free(&p);
+  }
+  tsr_be_release(ex->be, buf);
+  return st;
+}
+
+int tsr_nofuse_reduce(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b,
+                      tsr_progress *pr) {
+  int threads = 1;
+  TSR_CHECK(tsr_nofuse_threads(ex, x, &threads));
+  tsr_workers w;
+  tsr_workers_init_interruptible(&w);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t i = 0; i < b->nchunks; i++) {
+    if (tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, reduce_chunk(ex, x, b, i, pr));
+  }
+  return tsr_workers_end(&w);
+}

@@ -1,0 +1,36 @@
+/*
+ * nofuse.h - --no-fuse execution: every chunk of every intermediate array
+ * is materialized, operation by operation, depth first from the chunk being
+ * reduced or evaluated; each intermediate is freed as soon as its consumer
+ * ran, so the live set per worker is a few chunks. LOAD leaves are read
+ * locally (independent reads, serialized across threads); a rechunked
+ * array's chunk is assembled from pieces this rank computes itself. Nothing
+ * here is collective.
+ */
+#ifndef TSR_EXEC_NOFUSE_H
+#define TSR_EXEC_NOFUSE_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "exec/exec.h"
+#include "exec/progress.h"
+
+/* Materializes node over one box into backend memory (*out, released with
+ * the backend's release). */
+int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
+                           const int64_t *extent, double **out);
+
+/* Workers that fit the memory budget for reducing (or evaluating) x; an
+ * error (the chunk size to use) when not even one does. */
+int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads);
+
+/* The reduction of batch b over x's chunks, materialized chunk by chunk in
+ * workers (partials into b->out); ticks pr. */
+int tsr_nofuse_reduce(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b,
+                      tsr_progress *pr);
+
+/* Closes the files --no-fuse reads kept open (end of a job). */
+void tsr_nofuse_job_end(void);
+
+#endif
