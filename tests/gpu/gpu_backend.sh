@@ -116,4 +116,22 @@ done
 expect_close "$(cat o_u_gpu)" 40 1e-12 "||U^T U||_F^2 with the CUDA kernels"
 expect_close "$(cat gram_gpu)" "$(cat gram_cpu)" 1e-12 "x.T @ x with the CUDA kernels"
 
-echo "gpu backend: values identical to the CPU backend; reductions within 1e-12; rank-count invariant; CUDA dense kernels agree with LAPACK"
+# GPU binding is decided in job/setup from the devices' UUIDs: 2 ranks on
+# one GPU are refused on both ranks with one message unless allowed
+# (TESSERA_GPUS_SHARED=0 overrides the suite's TESSERA_GPUS_SHARED=1).
+if [ "$ngpu" -eq 1 ]; then
+  capture sh.out sh.err env TESSERA_GPUS_SHARED=0 "$MPIEXEC" $(mpi_flags 2) "$TESSERA" --quiet --backend=cuda eval '1 + 1'
+  [ "$RC" -ne 0 ] && grep -q 'ranks of a node share a GPU (2 ranks on this node, 1 GPU visible to this rank): use one rank per GPU, or --gpus-shared' sh.err ||
+    fail "2 ranks on 1 GPU were not refused (rc $RC): $(cat sh.err)"
+else
+  capture sh.out sh.err env TESSERA_GPUS_SHARED=0 "$MPIEXEC" $(mpi_flags 2) "$TESSERA" --backend=cuda eval "$e"
+  [ "$RC" -eq 0 ] && grep -q 'comm [0-9.]* s (NCCL)' sh.err ||
+    fail "2 ranks on 2 GPUs without --gpus-shared (rc $RC): $(cat sh.err)"
+fi
+
+# The testing fault reaches the report with the backend's and the op's name.
+capture f.out f.err env TESSERA_FAULT=reduce_chunks "$TESSERA" --quiet --backend=cuda eval "$e"
+[ "$RC" -ne 0 ] && grep -q 'injected fault in cuda op reduce_chunks (TESSERA_FAULT)' f.err ||
+  fail "TESSERA_FAULT=reduce_chunks on the GPU (rc $RC): $(cat f.err)"
+
+echo "gpu backend: values identical to the CPU backend; reductions within 1e-12; rank-count invariant; CUDA dense kernels agree with LAPACK; shared GPUs refused unless allowed; faults reported"
