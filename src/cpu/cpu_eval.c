@@ -116,7 +116,7 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
   case LEAF_CHUNKS:
     fill_chunks(l, ndim, idx, len, out);
     break;
-  case LEAF_LOAD: /* the executor stages these into DATA leaves (stage.c) */
+  case LEAF_LOAD: /* the executor stages these into DATA leaves (exec/stage.c) */
   case LEAF_XFER:
   case LEAF_HELD:
     for (int64_t i = 0; i < len; i++) out[i] = NAN;

@@ -1,7 +1,7 @@
 /*
  * interp.h - the interpreter: walks the syntax tree, binding names to values
  * and building the lazy array DAG. It computes nothing itself; the session
- * (session.c) decides what to compute once the whole job has been read, so
+ * (job/session.c) decides what to compute once the whole job has been read, so
  * every user error in the job is found before any heavy work starts.
  */
 #ifndef TSR_INTERP_H

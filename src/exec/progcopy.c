@@ -34,19 +34,6 @@ int tsr_prog_copy(const tsr_prog *p, tsr_prog *q) {
   return TSR_OK;
 }
 
-/* The linear index of a leaf as an affine form of the output coordinates
- * (fuse.c's leaf_finish, for maps changed here). */
-static void leaf_refinish(tsr_leaf *l) {
-  int64_t stride = 1;
-  l->e_const = 0;
-  memset(l->e_coef, 0, sizeof l->e_coef);
-  for (int b = l->base_ndim - 1; b >= 0; b--) {
-    l->e_const += l->off[b] * stride;
-    if (l->axis_of[b] >= 0) l->e_coef[l->axis_of[b]] += l->step[b] * stride;
-    stride *= l->base_shape[b];
-  }
-}
-
 int tsr_prog_view(const tsr_prog *p, const tsr_sbox *b, tsr_prog *q) {
   TSR_CHECK(tsr_prog_copy(p, q));
   for (int a = 0; a < q->ndim; a++) q->shape[a] = b->count[a];
@@ -58,7 +45,7 @@ int tsr_prog_view(const tsr_prog *p, const tsr_sbox *b, tsr_prog *q) {
       l->off[d] += l->step[d] * b->first[k];
       l->step[d] *= b->step[k];
     }
-    leaf_refinish(l);
+    tsr_leaf_finish(l);
   }
   return TSR_OK;
 }

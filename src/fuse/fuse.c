@@ -191,9 +191,9 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     select_map(n, m, &mi);
     return compile_view(p, n->in[0], &mi, depth, one_op, reg);
   }
-  case N_LOAD: /* read per box by the executor (stage.c) */
+  case N_LOAD: /* read per box by the executor (exec/stage.c) */
     return add_leaf(p, n, m, LEAF_LOAD, reg);
-  case N_RECHUNK: /* pieces from the source chunks' owners (stage.c) */
+  case N_RECHUNK: /* pieces from the source chunks' owners (exec/xfer.c) */
     if (n->in[0]->value != NULL) return compile_node(p, n->in[0], m, depth, one_op, reg);
     return add_leaf(p, n, m, LEAF_XFER, reg);
   case N_LINALG:
@@ -203,16 +203,15 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
       mt.out_axis[1] = m->out_axis[0], mt.off[1] = m->off[0], mt.step[1] = m->step[0];
       return compile_view(p, n->in[0], &mt, depth, one_op, reg);
     }
-    break; /* the others are computed whole first (exec.c, linalg/linalg.c) */
-  case N_REDUCE: /* computed first (exec.c) */
+    break; /* the others are computed whole first (job/compute.c) */
+  case N_REDUCE: /* computed first (job/compute.c, exec/exec.c) */
     break;
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "reduction %d reached the fuser before it was computed",
                    n->id);
 }
 
-/* Linear base index of a leaf as an affine function of output coordinates. */
-static void leaf_finish(tsr_leaf *l) {
+void tsr_leaf_finish(tsr_leaf *l) {
   int64_t stride = 1;
   l->e_const = 0;
   memset(l->e_coef, 0, sizeof l->e_coef);
@@ -243,7 +242,7 @@ int tsr_prog_compile_held(const tsr_node *node, tsr_prog *out) {
     tsr_prog_free(out);
     return st;
   }
-  leaf_finish(&out->leaves[0]);
+  tsr_leaf_finish(&out->leaves[0]);
   return TSR_OK;
 }
 
@@ -261,7 +260,7 @@ int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out) {
     TSR_CHECK(emit(out, (tsr_instr){I_UNARY, EW_COPY, 0, r, out->result, -1}));
     out->result = r;
   }
-  for (int i = 0; i < out->nleaves; i++) leaf_finish(&out->leaves[i]);
+  for (int i = 0; i < out->nleaves; i++) tsr_leaf_finish(&out->leaves[i]);
   return TSR_OK;
 }
 

@@ -49,7 +49,7 @@ typedef struct tsr_leaf {
   /* base coordinate b = off[b] + step[b] * out[axis_of[b]]  (axis_of[b] < 0: off[b]) */
   int axis_of[TSR_MAXDIM];
   int64_t off[TSR_MAXDIM], step[TSR_MAXDIM];
-  /* linear base index = e_const + sum_k e_coef[k] * out[k] (derived by tsr_prog_finish) */
+  /* linear base index = e_const + sum_k e_coef[k] * out[k] (derived by tsr_leaf_finish) */
   int64_t e_const, e_coef[TSR_MAXDIM];
   const double *data;     /* DATA: host memory, or backend memory when resident */
   int resident;
@@ -90,12 +90,14 @@ int tsr_prog_compile(const tsr_node *node, int one_op, tsr_prog *out);
 
 /* The program of a held node (node->held) as the source of rechunk pieces:
  * one LEAF_HELD leaf, evaluated only over boxes inside chunks this rank
- * holds (stage.c). */
+ * holds (exec/xfer.c). */
 int tsr_prog_compile_held(const tsr_node *node, tsr_prog *out);
 
 void tsr_prog_free(tsr_prog *p);
 
-/* Number of scratch row buffers a program needs. */
-static inline int tsr_prog_nbuffers(const tsr_prog *p) { return p->nregs; }
+/* Derives l->e_const and l->e_coef (the leaf's linear base index as an
+ * affine function of output coordinates) from its map; called again by
+ * whoever changes a map after compilation (program views of exec/). */
+void tsr_leaf_finish(tsr_leaf *l);
 
 #endif

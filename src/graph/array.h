@@ -82,7 +82,6 @@ int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_gr
                     tsr_dtype dt, tsr_node **out);
 
 int64_t tsr_node_size(const tsr_node *n);
-static inline int tsr_node_ndim(const tsr_node *n) { return n->grid.ndim; }
 const char *tsr_dtype_name(tsr_dtype dt);
 const char *tsr_ew_name(int op);
 const char *tsr_red_name(int kind);
