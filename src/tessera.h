@@ -19,7 +19,11 @@
 
 #define TSR_VERSION "0.1.0"
 
-typedef enum tsr_backend_kind { TSR_BACKEND_AUTO, TSR_BACKEND_CPU, TSR_BACKEND_CUDA } tsr_backend_kind;
+typedef enum tsr_backend_kind {
+  TSR_BACKEND_AUTO,
+  TSR_BACKEND_CPU,
+  TSR_BACKEND_CUDA
+} tsr_backend_kind;
 
 typedef struct tsr_options {
   tsr_backend_kind backend; /* auto: cuda when built and GPUs are visible, else cpu */

@@ -18,13 +18,12 @@ const char tsr_be_fault_ops[] = "qr svd gemm eval_box reduce_box reduce_chunks";
 static char fault[32];
 
 /* The op, or the error that says the backend lacks it. */
-#define BE_NEED(be, op)                                                                  \
-  do {                                                                                   \
-    if (!(be)->op)                                                                       \
-      return TSR_ERROR(TSR_ERR_BACKEND, "backend %s has no op %s", (be)->name, #op);     \
-    if (fault[0] && !strcmp(fault, #op))                                                 \
-      return TSR_ERROR(TSR_ERR_BACKEND, "injected fault in %s op %s (TESSERA_FAULT)",    \
-                       (be)->name, #op);                                                 \
+#define BE_NEED(be, op)                                                                           \
+  do {                                                                                            \
+    if (!(be)->op) return TSR_ERROR(TSR_ERR_BACKEND, "backend %s has no op %s", (be)->name, #op); \
+    if (fault[0] && !strcmp(fault, #op))                                                          \
+      return TSR_ERROR(TSR_ERR_BACKEND, "injected fault in %s op %s (TESSERA_FAULT)", (be)->name, \
+                       #op);                                                                      \
   } while (0)
 
 static int64_t box_elems(int nd, const int64_t *extent) {
@@ -44,7 +43,9 @@ static void box_done(const tsr_be_span *sp, int st, int nd, const int64_t *exten
   if (sp->progress) sp->progress(sp->progress_ctx, elems);
 }
 
-static double span_start(const tsr_be_span *sp) { return sp && tsr_trace_on ? tsr_trace_now() : 0.0; }
+static double span_start(const tsr_be_span *sp) {
+  return sp && tsr_trace_on ? tsr_trace_now() : 0.0;
+}
 
 int tsr_be_has_bind(const tsr_backend_ops *be) { return be->bind != NULL; }
 

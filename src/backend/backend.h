@@ -42,11 +42,11 @@ typedef struct tsr_reduce_batch {
 
 /* What a backend is told at setup (job/setup.c fills it). */
 typedef struct tsr_backend_config {
-  int threads;      /* CPU threads per rank */
-  size_t mem_limit; /* bytes per rank (device memory for GPU backends) */
-  int shared;       /* another rank of this node uses the same device (from bind) */
-  int any_shared;   /* some rank of the job shares its device: no device transport */
-  int dense;        /* offer the dense kernels (TESSERA_GPU_LINALG for the CUDA ones) */
+  int threads;       /* CPU threads per rank */
+  size_t mem_limit;  /* bytes per rank (device memory for GPU backends) */
+  int shared;        /* another rank of this node uses the same device (from bind) */
+  int any_shared;    /* some rank of the job shares its device: no device transport */
+  int dense;         /* offer the dense kernels (TESSERA_GPU_LINALG for the CUDA ones) */
   const char *fault; /* testing knob (TESSERA_FAULT): the wrappers fail this op */
 } tsr_backend_config;
 
@@ -88,11 +88,10 @@ typedef struct tsr_backend_ops {
   int (*reduce_chunks)(const tsr_reduce_batch *batch);
   /* Materializes prog over one box into out: row-major, in backend memory
    * (from alloc below). */
-  int (*eval_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
-                  double *out);
+  int (*eval_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent, double *out);
   /* Reduces prog over one box into out (count: 1 or the box without axis). */
-  int (*reduce_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
-                    int kind, int axis, tsr_stat *out);
+  int (*reduce_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent, int kind,
+                    int axis, tsr_stat *out);
   /* Backend memory, where --no-fuse keeps materialized chunks (host memory
    * for the CPU, device memory for the GPU); CHUNKS leaves and leaves marked
    * resident read it. download copies n values of it to host memory, upload

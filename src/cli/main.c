@@ -62,7 +62,8 @@ static const char *usage_eval =
     "Evaluates one expression of the job language and prints its value alone on\n"
     "stdout (scalars with %.17g, arrays NumPy-style); timings go to stderr.\n";
 
-static const char *usage_info = "usage: tessera info\nPrints the build, backends, ranks and operations.\n";
+static const char *usage_info =
+    "usage: tessera info\nPrints the build, backends, ranks and operations.\n";
 
 static const char *usage_inspect =
     "usage: tessera inspect FILE.h5\n"
@@ -96,10 +97,26 @@ static int parse_size(const char *s, size_t *out) {
   if (end == s || errno || v <= 0) return -1;
   double mult = 1;
   switch (*end) {
-  case 'k': case 'K': mult = 1e3; end++; break;
-  case 'm': case 'M': mult = 1e6; end++; break;
-  case 'g': case 'G': mult = 1e9; end++; break;
-  case 't': case 'T': mult = 1e12; end++; break;
+  case 'k':
+  case 'K':
+    mult = 1e3;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    mult = 1e6;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    mult = 1e9;
+    end++;
+    break;
+  case 't':
+  case 'T':
+    mult = 1e12;
+    end++;
+    break;
   }
   if (*end == 'B' || *end == 'b') end++;
   if (*end) return -1;
@@ -125,15 +142,23 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
 static int parse_option(cli *c, int argc, char **argv, int *i) {
   const char *a = argv[*i], *v;
   unsigned long long u;
-  if (!strcmp(a, "-h") || !strcmp(a, "--help")) c->help = 1;
-  else if (!strcmp(a, "-V") || !strcmp(a, "--version")) c->version = 1;
-  else if (!strcmp(a, "--no-fuse")) c->opt.no_fuse = 1;
-  else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) c->opt.quiet = 1;
-  else if (!strcmp(a, "--progress")) c->opt.progress = 1;
-  else if (!strcmp(a, "--gpus-shared")) c->opt.gpus_shared = 1;
-  else if (!strcmp(a, "--overwrite")) c->opt.overwrite = 1;
+  if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+    c->help = 1;
+  else if (!strcmp(a, "-V") || !strcmp(a, "--version"))
+    c->version = 1;
+  else if (!strcmp(a, "--no-fuse"))
+    c->opt.no_fuse = 1;
+  else if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+    c->opt.quiet = 1;
+  else if (!strcmp(a, "--progress"))
+    c->opt.progress = 1;
+  else if (!strcmp(a, "--gpus-shared"))
+    c->opt.gpus_shared = 1;
+  else if (!strcmp(a, "--overwrite"))
+    c->opt.overwrite = 1;
   else if (!strcmp(a, "-o") || !strncmp(a, "--output", 8)) {
-    v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL) : option_value(argc, argv, i, "--output");
+    v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL)
+                         : option_value(argc, argv, i, "--output");
     if (!v) return usage_error("%s needs a file name", a);
     c->opt.output = v;
   } else if (!strncmp(a, "--trace", 7) && (a[7] == '\0' || a[7] == '=')) {
@@ -141,17 +166,23 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
     if (!v || !*v) return usage_error("%s needs a file name", "--trace");
     c->opt.trace = v;
   } else if ((v = option_value(argc, argv, i, "--backend"))) {
-    if (!strcmp(v, "auto")) c->opt.backend = TSR_BACKEND_AUTO;
-    else if (!strcmp(v, "cpu")) c->opt.backend = TSR_BACKEND_CPU;
-    else if (!strcmp(v, "cuda") || !strcmp(v, "gpu")) c->opt.backend = TSR_BACKEND_CUDA;
-    else return usage_error("unknown backend '%s': use auto, cpu or cuda", v);
+    if (!strcmp(v, "auto"))
+      c->opt.backend = TSR_BACKEND_AUTO;
+    else if (!strcmp(v, "cpu"))
+      c->opt.backend = TSR_BACKEND_CPU;
+    else if (!strcmp(v, "cuda") || !strcmp(v, "gpu"))
+      c->opt.backend = TSR_BACKEND_CUDA;
+    else
+      return usage_error("unknown backend '%s': use auto, cpu or cuda", v);
   } else if ((v = option_value(argc, argv, i, "--mem-limit"))) {
-    if (parse_size(v, &c->opt.mem_limit)) return usage_error("bad --mem-limit '%s': use e.g. 4G or 512M", v);
+    if (parse_size(v, &c->opt.mem_limit))
+      return usage_error("bad --mem-limit '%s': use e.g. 4G or 512M", v);
   } else if ((v = option_value(argc, argv, i, "--threads"))) {
     if (parse_uint(v, &u) || u == 0 || u > 4096) return usage_error("bad --threads '%s'", v);
     c->opt.threads = (int)u;
   } else if ((v = option_value(argc, argv, i, "--repeat"))) {
-    if (parse_uint(v, &u) || u == 0 || u > 64) return usage_error("bad --repeat '%s': use 1 to 64", v);
+    if (parse_uint(v, &u) || u == 0 || u > 64)
+      return usage_error("bad --repeat '%s': use 1 to 64", v);
     c->opt.repeat = (int)u;
   } else if ((v = option_value(argc, argv, i, "--seed"))) {
     if (parse_uint(v, &u)) return usage_error("bad --seed '%s': use a non-negative integer", v);
@@ -166,8 +197,9 @@ static int parse_cli(cli *c, int argc, char **argv) {
   memset(c, 0, sizeof *c);
   tsr_options_default(&c->opt);
   for (int i = 1; i < argc; i++) {
-    if (argv[i][0] == '-' && argv[i][1] != '\0' && !(c->command && !strcmp(c->command, "eval") && !c->arg &&
-                                                     (argv[i][1] == '.' || (argv[i][1] >= '0' && argv[i][1] <= '9') || argv[i][1] == '(' ))) {
+    if (argv[i][0] == '-' && argv[i][1] != '\0' &&
+        !(c->command && !strcmp(c->command, "eval") && !c->arg &&
+          (argv[i][1] == '.' || (argv[i][1] >= '0' && argv[i][1] <= '9') || argv[i][1] == '('))) {
       TSR_CHECK(parse_option(c, argc, argv, &i));
     } else if (!c->command) {
       c->command = argv[i];
@@ -197,8 +229,10 @@ static char *read_file(const char *path) {
     }
   }
   if (f != stdin) fclose(f);
-  if (!buf) TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
-  else buf[n] = '\0';
+  if (!buf)
+    TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
+  else
+    buf[n] = '\0';
   return buf;
 }
 

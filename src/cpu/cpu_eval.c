@@ -51,8 +51,7 @@ static void round_f32(double *x, int64_t len) {
 
 /* CHUNKS leaf: the segment may cross input chunks along the one base axis
  * that moves with the last output axis; copy run by run. */
-static void fill_chunks(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t len,
-                        double *out) {
+static void fill_chunks(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t len, double *out) {
   int64_t coord[TSR_MAXDIM];
   int moving = -1;
   for (int b = 0; b < l->base_ndim; b++) {
@@ -93,8 +92,7 @@ static void fill_chunks(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t
   }
 }
 
-static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t len,
-                      double *out) {
+static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t len, double *out) {
   int64_t e0 = leaf_e0(l, ndim, idx);
   int64_t de = ndim > 0 ? l->e_coef[ndim - 1] : 0;
   switch (l->kind) {
@@ -129,30 +127,46 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
 
 static void unary_row(int op, const double *x, double *out, int64_t len) {
   switch (op) {
-  case EW_NEG: for (int64_t i = 0; i < len; i++) out[i] = -x[i]; break;
-  case EW_COPY: memcpy(out, x, sizeof(double) * (size_t)len); break;
-  case EW_SQRT: for (int64_t i = 0; i < len; i++) out[i] = sqrt(x[i]); break;
-  case EW_ABS: for (int64_t i = 0; i < len; i++) out[i] = fabs(x[i]); break;
-  default: for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(op, x[i]);
+  case EW_NEG:
+    for (int64_t i = 0; i < len; i++) out[i] = -x[i];
+    break;
+  case EW_COPY:
+    memcpy(out, x, sizeof(double) * (size_t)len);
+    break;
+  case EW_SQRT:
+    for (int64_t i = 0; i < len; i++) out[i] = sqrt(x[i]);
+    break;
+  case EW_ABS:
+    for (int64_t i = 0; i < len; i++) out[i] = fabs(x[i]);
+    break;
+  default:
+    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(op, x[i]);
   }
 }
 
 /* x and y are row buffers, or constants when their stride is 0. */
 static void binary_row(int op, const double *x, int sx, const double *y, int sy, double *out,
                        int64_t len) {
-#define EW_LOOP(expr)                                                          \
-  for (int64_t i = 0; i < len; i++) {                                          \
-    double a = x[i * sx], b = y[i * sy];                                       \
-    out[i] = (expr);                                                           \
+#define EW_LOOP(expr)                    \
+  for (int64_t i = 0; i < len; i++) {    \
+    double a = x[i * sx], b = y[i * sy]; \
+    out[i] = (expr);                     \
   }
   switch (op) {
-  case EW_ADD: EW_LOOP(a + b) break;
-  case EW_SUB: EW_LOOP(a - b) break;
-  case EW_MUL: EW_LOOP(a * b) break;
-  case EW_DIV: EW_LOOP(a / b) break;
-  case EW_POW: EW_LOOP(pow(a, b)) break;
-  case EW_MIN: EW_LOOP(tsr_ew_nan_min(a, b)) break;
-  case EW_MAX: EW_LOOP(tsr_ew_nan_max(a, b)) break;
+  case EW_ADD:
+    EW_LOOP(a + b) break;
+  case EW_SUB:
+    EW_LOOP(a - b) break;
+  case EW_MUL:
+    EW_LOOP(a * b) break;
+  case EW_DIV:
+    EW_LOOP(a / b) break;
+  case EW_POW:
+    EW_LOOP(pow(a, b)) break;
+  case EW_MIN:
+    EW_LOOP(tsr_ew_nan_min(a, b)) break;
+  case EW_MAX:
+    EW_LOOP(tsr_ew_nan_max(a, b)) break;
   default:
     for (int64_t i = 0; i < len; i++) out[i] = NAN;
   }
@@ -161,8 +175,7 @@ static void binary_row(int op, const double *x, int sx, const double *y, int sy,
 
 /* Runs the program for len elements starting at output coordinates idx;
  * returns the result buffer. */
-static const double *eval_segment(const tsr_prog *p, scratch *s, const int64_t *idx,
-                                  int64_t len) {
+static const double *eval_segment(const tsr_prog *p, scratch *s, const int64_t *idx, int64_t len) {
   for (int i = 0; i < p->ninstr; i++) {
     const tsr_instr *ins = &p->code[i];
     double *out = reg_buf(s, ins->dst);
@@ -193,8 +206,8 @@ static const double *eval_segment(const tsr_prog *p, scratch *s, const int64_t *
 typedef int (*segment_fn)(void *ctx, const int64_t *idx, int64_t row, int64_t col,
                           const double *vals, int64_t len);
 
-static int walk_box(const tsr_prog *p, const int64_t *start, const int64_t *extent,
-                    segment_fn fn, void *ctx) {
+static int walk_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, segment_fn fn,
+                    void *ctx) {
   scratch s;
   TSR_CHECK(scratch_init(&s, p));
   int nd = p->ndim;
@@ -292,7 +305,8 @@ static int reduce_chunk(const tsr_reduce_batch *b, int64_t i) {
   double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
   TSR_CHECK(cpu_reduce_box(b->prog, start, extent, b->kind, b->axis, b->out[i]));
   if (tsr_trace_on)
-    tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0, (tsr_trace_args){b->ids[i], 1, elems, 0});
+    tsr_trace_end(TSR_TRACE_CHUNK, tsr_red_name(b->kind), t0,
+                  (tsr_trace_args){b->ids[i], 1, elems, 0});
   if (b->progress) b->progress(b->progress_ctx, elems);
   return TSR_OK;
 }

@@ -40,10 +40,12 @@ int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
   double *tau = malloc(sizeof(double) * (size_t)(kk + 1));
   if (!w || !tau) {
     free(w), free(tau);
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m,
+                     (long long)n);
   }
   memcpy(w, a, sizeof(double) * (size_t)(m * n));
-  lapack_int info = LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n, w, (lapack_int)n, tau);
+  lapack_int info =
+      LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, (lapack_int)m, (lapack_int)n, w, (lapack_int)n, tau);
   if (info == 0) {
     memset(r, 0, sizeof(double) * (size_t)(kk * n));
     for (int64_t i = 0; i < kk; i++)
@@ -63,10 +65,12 @@ int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, dou
   one_blas_thread();
   int64_t p = min64(m, n);
   double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
-  if (!w) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld SVD", (long long)m, (long long)n);
+  if (!w)
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld SVD", (long long)m,
+                     (long long)n);
   memcpy(w, a, sizeof(double) * (size_t)(m * n));
-  lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (lapack_int)m, (lapack_int)n, w, (lapack_int)n,
-                                   s, u, (lapack_int)p, vt, (lapack_int)n);
+  lapack_int info = LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'S', (lapack_int)m, (lapack_int)n, w,
+                                   (lapack_int)n, s, u, (lapack_int)p, vt, (lapack_int)n);
   free(w);
   if (info != 0) return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dgesdd failed (info %d)", (int)info);
   return TSR_OK;
@@ -81,16 +85,17 @@ int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, 
       for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0.0 ? 0.0 : beta * c[i * ldc + j];
     return TSR_OK;
   }
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b,
-              (int)ldb, beta, c, (int)ldc);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)lda,
+              b, (int)ldb, beta, c, (int)ldc);
   return TSR_OK;
 }
 
 #else
 
 static int no_lapack(void) {
-  return TSR_ERROR(TSR_ERR_BACKEND, "tessera was built without LAPACKE/OpenBLAS: matmul, qr and svd "
-                                    "are not available (install liblapacke-dev, reconfigure)");
+  return TSR_ERROR(TSR_ERR_BACKEND,
+                   "tessera was built without LAPACKE/OpenBLAS: matmul, qr and svd "
+                   "are not available (install liblapacke-dev, reconfigure)");
 }
 
 int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {

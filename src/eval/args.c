@@ -83,9 +83,10 @@ int tsr_arg_dtype(tsr_ctx *c, const tsr_args *a, int i, tsr_dtype *dt) {
   }
   const tsr_value *v = &a->v[i];
   if (v->kind == V_STR && dtype_named(v->s, dt)) return TSR_OK;
-  return tsr_ctx_error(c, a->at[i], TSR_ERR_TYPE, "unsupported dtype %s%s%s: use float64 or float32",
-                       v->kind == V_STR ? "'" : "", v->kind == V_STR ? v->s : tsr_value_type_name(v),
-                       v->kind == V_STR ? "'" : "");
+  return tsr_ctx_error(
+      c, a->at[i], TSR_ERR_TYPE, "unsupported dtype %s%s%s: use float64 or float32",
+      v->kind == V_STR ? "'" : "", v->kind == V_STR ? v->s : tsr_value_type_name(v),
+      v->kind == V_STR ? "'" : "");
 }
 
 static int chunk_list(tsr_ctx *c, const ast_node *at, const tsr_value *e, int64_t **sizes,
@@ -124,18 +125,22 @@ int tsr_arg_chunks(tsr_ctx *c, const tsr_args *a, int i, int ndim, const int64_t
   const tsr_value *v = &a->v[i];
   size_t item = dt == TSR_F32 ? 4 : 8;
   if (!a->given[i] || (v->kind == V_STR && !strcmp(v->s, "auto")))
-    return tsr_ctx_relocate(c, a->at[i], tsr_grid_init_auto(g, ndim, shape, item, AUTO_CHUNK_BYTES));
+    return tsr_ctx_relocate(c, a->at[i],
+                            tsr_grid_init_auto(g, ndim, shape, item, AUTO_CHUNK_BYTES));
   if (v->kind == V_TUPLE && v->nitems != ndim)
     return tsr_ctx_error(c, a->at[i], TSR_ERR_SHAPE,
                          "chunks has %d entries but the array has %d dimensions", v->nitems, ndim);
   if (v->kind == V_STR)
     return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE,
-                         "chunks='%s' is not understood: use \"auto\", an integer or a tuple", v->s);
+                         "chunks='%s' is not understood: use \"auto\", an integer or a tuple",
+                         v->s);
   int64_t *sizes[TSR_MAXDIM] = {0}, n[TSR_MAXDIM];
   int st = TSR_OK;
   for (int k = 0; k < ndim; k++)
-    TSR_CHECK_GOTO(st, tsr_arg_chunk_axis(c, a->at[i], v->kind == V_TUPLE ? &v->items[k] : v, k,
-                                          shape[k], &sizes[k], &n[k]), done);
+    TSR_CHECK_GOTO(st,
+                   tsr_arg_chunk_axis(c, a->at[i], v->kind == V_TUPLE ? &v->items[k] : v, k,
+                                      shape[k], &sizes[k], &n[k]),
+                   done);
   st = tsr_ctx_relocate(c, a->at[i],
                         tsr_grid_init_lists(g, ndim, shape, (const int64_t *const *)sizes, n));
 done:

@@ -35,8 +35,8 @@ struct tsr_op_def {
   int nreq;                               /* how many are required */
   int is_method;                          /* also x.name(...) with x as first parameter */
   tsr_builtin fn;
-  const char *doc;                        /* one line for `tessera info` */
-  const char *symbol;                     /* the operator it implements ("+", ".T"), or NULL */
+  const char *doc;    /* one line for `tessera info` */
+  const char *symbol; /* the operator it implements ("+", ".T"), or NULL */
 };
 
 /* Argument conversions (args.c): argument i of a, with errors located at it. */

@@ -43,6 +43,8 @@ int tsr_ctx_relocate(tsr_ctx *c, const ast_node *at, int status);
 
 static inline uint64_t tsr_ctx_seed(tsr_ctx *c) { return c->seed(c->self); }
 static inline uint32_t tsr_ctx_next_stream(tsr_ctx *c) { return c->next_stream(c->self); }
-static inline int tsr_ctx_alloc(tsr_ctx *c, size_t n, void **out) { return c->alloc(c->self, n, out); }
+static inline int tsr_ctx_alloc(tsr_ctx *c, size_t n, void **out) {
+  return c->alloc(c->self, n, out);
+}
 
 #endif

@@ -108,11 +108,21 @@ void tsr_array_print(FILE *out, const tsr_node *n) {
 
 void tsr_value_print(FILE *out, const tsr_value *v) {
   switch (v->kind) {
-  case V_NONE: fputs("None", out); break;
-  case V_BOOL: fputs(v->i ? "True" : "False", out); break;
-  case V_INT: fprintf(out, "%lld", v->i); break;
-  case V_FLOAT: print_scalar(out, v->f); break;
-  case V_STR: fprintf(out, "'%s'", v->s); break;
+  case V_NONE:
+    fputs("None", out);
+    break;
+  case V_BOOL:
+    fputs(v->i ? "True" : "False", out);
+    break;
+  case V_INT:
+    fprintf(out, "%lld", v->i);
+    break;
+  case V_FLOAT:
+    print_scalar(out, v->f);
+    break;
+  case V_STR:
+    fprintf(out, "'%s'", v->s);
+    break;
   case V_TUPLE:
     fputc('(', out);
     for (int i = 0; i < v->nitems; i++) {

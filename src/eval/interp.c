@@ -35,8 +35,8 @@ void tsr_interp_init(tsr_interp *ip, const tsr_source *src, uint64_t seed) {
   memset(ip, 0, sizeof *ip);
   ip->src = src;
   ip->seed = seed;
-  ip->ctx = (tsr_ctx){.text = src, .self = ip, .seed = job_seed, .next_stream = next_stream,
-                      .alloc = arena_alloc};
+  ip->ctx = (tsr_ctx){
+      .text = src, .self = ip, .seed = job_seed, .next_stream = next_stream, .alloc = arena_alloc};
 }
 
 void tsr_interp_free(tsr_interp *ip) {
@@ -81,7 +81,7 @@ static int unknown_name(tsr_interp *ip, const ast_node *e) {
   const char *near = tsr_nearest_name(e->str, cands, n);
   if (near)
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "name '%s' is not defined; did you mean '%s'?",
-                            e->str, near);
+                         e->str, near);
   return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "name '%s' is not defined", e->str);
 }
 
@@ -106,7 +106,7 @@ static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     }
   if (tsr_op_find(e->str, 0))
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
-                            e->str, e->str);
+                         e->str, e->str);
   return unknown_name(ip, e);
 }
 
@@ -129,9 +129,10 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
     np = 1;
   }
   if (np + call->nitems > def->npos)
-    return tsr_ctx_error(&ip->ctx, call->items[call->nitems - 1], TSR_ERR_TYPE, "%s() takes at most %d positional argument%s (%d given)",
-                            def->name, def->npos - (self ? 1 : 0), def->npos - (self ? 1 : 0) == 1 ? "" : "s",
-                            call->nitems);
+    return tsr_ctx_error(&ip->ctx, call->items[call->nitems - 1], TSR_ERR_TYPE,
+                         "%s() takes at most %d positional argument%s (%d given)", def->name,
+                         def->npos - (self ? 1 : 0), def->npos - (self ? 1 : 0) == 1 ? "" : "s",
+                         call->nitems);
   for (int i = 0; i < call->nitems; i++, np++) {
     TSR_CHECK(tsr_interp_expr(ip, call->items[i], &a->v[np]));
     a->given[np] = 1;
@@ -142,19 +143,19 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
     if (i < 0 || (self && i == 0)) {
       int n = 0;
       while (def->params[n]) n++;
-      const char *near = tsr_nearest_name(call->kwnames[k], def->params + (self ? 1 : 0), n - (self ? 1 : 0));
+      const char *near =
+          tsr_nearest_name(call->kwnames[k], def->params + (self ? 1 : 0), n - (self ? 1 : 0));
       if (near)
         return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_NAME,
-                                "%s() got an unexpected keyword argument '%s'; did you mean '%s'?",
-                                def->name, call->kwnames[k], near);
+                             "%s() got an unexpected keyword argument '%s'; did you mean '%s'?",
+                             def->name, call->kwnames[k], near);
       return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_NAME,
-                              "%s() got an unexpected keyword argument '%s'", def->name,
-                              call->kwnames[k]);
+                           "%s() got an unexpected keyword argument '%s'", def->name,
+                           call->kwnames[k]);
     }
     if (a->given[i])
       return tsr_ctx_error(&ip->ctx, call->kwvalues[k], TSR_ERR_TYPE,
-                              "%s() got multiple values for argument '%s'", def->name,
-                              def->params[i]);
+                           "%s() got multiple values for argument '%s'", def->name, def->params[i]);
     TSR_CHECK(tsr_interp_expr(ip, call->kwvalues[k], &a->v[i]));
     a->given[i] = 1;
     a->at[i] = call->kwvalues[k];
@@ -162,7 +163,7 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
   for (int i = 0; i < def->nreq; i++)
     if (!a->given[i])
       return tsr_ctx_error(&ip->ctx, call, TSR_ERR_TYPE, "%s() missing required argument '%s'",
-                              def->name, def->params[i]);
+                           def->name, def->params[i]);
   for (int i = 0; def->params[i]; i++)
     if (!a->at[i]) a->at[i] = call;
   return TSR_OK;
@@ -176,7 +177,8 @@ static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name
   const char *near = tsr_nearest_name(name, cands, n);
   const char *what = method ? "arrays have no method" : "unknown function";
   if (near)
-    return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name, near);
+    return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name,
+                         near);
   return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'", what, name);
 }
 
@@ -188,7 +190,7 @@ static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     TSR_CHECK(tsr_interp_expr(ip, f->left, &self));
     if (self.kind != V_ARRAY && !tsr_value_is_number(&self))
       return tsr_ctx_error(&ip->ctx, f, TSR_ERR_TYPE, "%s has no method '%s'",
-                              tsr_value_type_name(&self), f->str);
+                           tsr_value_type_name(&self), f->str);
     selfp = &self;
     name = f->str;
   } else if (f->kind == AST_NAME) {
@@ -213,8 +215,8 @@ static int index_int(tsr_interp *ip, const ast_node *at, const tsr_value *v, int
     return TSR_OK;
   }
   return tsr_ctx_error(&ip->ctx, at, TSR_ERR_TYPE,
-                          "only integers, slices (':') and None are valid indices, got %s",
-                          tsr_value_type_name(v));
+                       "only integers, slices (':') and None are valid indices, got %s",
+                       tsr_value_type_name(v));
 }
 
 static int slice_part(tsr_interp *ip, const ast_node *part, int64_t *val, const int64_t **ptr) {
@@ -243,7 +245,7 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   }
   if (base.kind != V_ARRAY)
     return tsr_ctx_error(&ip->ctx, e->left, TSR_ERR_TYPE, "%s cannot be indexed",
-                            tsr_value_type_name(&base));
+                         tsr_value_type_name(&base));
   const tsr_node *x = base.arr;
   tsr_axis_sel sel[TSR_MAXDIM * 2];
   int nsel = 0, axis = 0, outdim = 0;
@@ -255,9 +257,10 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       continue;
     }
     if (axis >= x->grid.ndim)
-      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
-                              "too many indices for array: array is %d-dimensional, but %d were indexed",
-                              x->grid.ndim, axis + 1);
+      return tsr_ctx_error(
+          &ip->ctx, it, TSR_ERR_INDEX,
+          "too many indices for array: array is %d-dimensional, but %d were indexed", x->grid.ndim,
+          axis + 1);
     int64_t len = x->grid.shape[axis];
     if (it->kind == AST_SLICE) {
       int64_t s0, s1, s2;
@@ -266,8 +269,9 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       TSR_CHECK(slice_part(ip, it->stop, &s1, &p1));
       TSR_CHECK(slice_part(ip, it->step, &s2, &p2));
       tsr_axis_sel s = {TSR_SEL_SLICE, 0, 0, 0, 0};
-      TSR_CHECK(tsr_ctx_relocate(&ip->ctx, it->step ? it->step : it,
-                                    tsr_slice_normalize(len, p0, p1, p2, &s.first, &s.step, &s.count)));
+      TSR_CHECK(
+          tsr_ctx_relocate(&ip->ctx, it->step ? it->step : it,
+                           tsr_slice_normalize(len, p0, p1, p2, &s.first, &s.step, &s.count)));
       sel[nsel++] = s;
       outdim++;
     } else {
@@ -277,14 +281,15 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       TSR_CHECK(index_int(ip, it, &v, &i));
       if (i < -len || i >= len)
         return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
-                                "index %lld is out of bounds for axis %d with size %lld",
-                                (long long)i, axis, (long long)len);
+                             "index %lld is out of bounds for axis %d with size %lld", (long long)i,
+                             axis, (long long)len);
       sel[nsel++] = (tsr_axis_sel){TSR_SEL_INDEX, 0, 0, 0, i < 0 ? i + len : i};
     }
     axis++;
   }
   if (outdim + (x->grid.ndim - axis) > TSR_MAXDIM)
-    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_VALUE, "at most %d dimensions are supported", TSR_MAXDIM);
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_VALUE, "at most %d dimensions are supported",
+                         TSR_MAXDIM);
   tsr_node *n;
   TSR_CHECK(tsr_ctx_relocate(&ip->ctx, e, tsr_node_select(base.arr, sel, nsel, &n)));
   memset(out, 0, sizeof *out);
@@ -295,9 +300,9 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
 
 /* x OP y (or x.T when y is NULL) by the op of the table that implements the
  * operator; errors about an operand are located at it. */
-static int apply_operator(tsr_interp *ip, const ast_node *e, const char *symbol,
-                          const tsr_value *x, const ast_node *atx, const tsr_value *y,
-                          const ast_node *aty, tsr_value *out) {
+static int apply_operator(tsr_interp *ip, const ast_node *e, const char *symbol, const tsr_value *x,
+                          const ast_node *atx, const tsr_value *y, const ast_node *aty,
+                          tsr_value *out) {
   const tsr_op_def *def = tsr_op_operator(symbol);
   if (!def) return tsr_ctx_error(&ip->ctx, e, TSR_ERR_INTERNAL, "no op for operator %s", symbol);
   tsr_args a;
@@ -327,7 +332,7 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
   if (base.kind != V_ARRAY)
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "%s has no attribute '%s'",
-                            tsr_value_type_name(&base), e->str);
+                         tsr_value_type_name(&base), e->str);
   const tsr_grid *g = &base.arr->grid;
   memset(out, 0, sizeof *out);
   if (!strcmp(e->str, "shape") || !strcmp(e->str, "chunks")) {
@@ -359,13 +364,15 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   }
   if (!strcmp(e->str, "T")) return apply_operator(ip, e, ".T", &base, e->left, NULL, NULL, out);
   if (tsr_op_find(e->str, 1))
-    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()", e->str, e->str);
-  static const char *const attrs[] = {"shape", "chunks", "ndim", "size", "dtype", "sum", "mean",
-                                      "min", "max", "std", "var", "astype", "rechunk", "T", "dot"};
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()",
+                         e->str, e->str);
+  static const char *const attrs[] = {"shape", "chunks", "ndim",    "size", "dtype",
+                                      "sum",   "mean",   "min",     "max",  "std",
+                                      "var",   "astype", "rechunk", "T",    "dot"};
   const char *near = tsr_nearest_name(e->str, attrs, (int)(sizeof attrs / sizeof *attrs));
   if (near)
-    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "arrays have no attribute '%s'; did you mean '%s'?",
-                            e->str, near);
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME,
+                         "arrays have no attribute '%s'; did you mean '%s'?", e->str, near);
   return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "arrays have no attribute '%s'", e->str);
 }
 
@@ -376,7 +383,8 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
   if (e->op == '+') {
     if (x.kind != V_ARRAY && !tsr_value_is_number(&x))
-      return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary +: %s", tsr_value_type_name(&x));
+      return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary +: %s",
+                           tsr_value_type_name(&x));
     *out = x;
     return TSR_OK;
   }
@@ -392,7 +400,8 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     return TSR_OK;
   }
   if (x.kind != V_ARRAY)
-    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary -: %s", tsr_value_type_name(&x));
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary -: %s",
+                         tsr_value_type_name(&x));
   tsr_node *n;
   TSR_CHECK(tsr_node_unary(EW_NEG, x.arr, &n));
   memset(out, 0, sizeof *out);
@@ -407,9 +416,15 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
   memset(out, 0, sizeof *out);
   out->kind = V_INT;
   switch (op) {
-  case '+': out->i = a + b; return 1;
-  case '-': out->i = a - b; return 1;
-  case '*': out->i = a * b; return 1;
+  case '+':
+    out->i = a + b;
+    return 1;
+  case '-':
+    out->i = a - b;
+    return 1;
+  case '*':
+    out->i = a * b;
+    return 1;
   case AST_OP_POW:
     if (b < 0 || b > 62) return 0;
     out->i = 1;
@@ -504,10 +519,10 @@ int tsr_interp_program(tsr_interp *ip, const ast_program *prog) {
     } else {
       if (v.kind != V_TUPLE)
         return tsr_ctx_error(&ip->ctx, s->value, TSR_ERR_TYPE, "cannot unpack %s into %d names",
-                                tsr_value_type_name(&v), s->ntargets);
+                             tsr_value_type_name(&v), s->ntargets);
       if (v.nitems != s->ntargets)
         return tsr_ctx_error(&ip->ctx, s->value, TSR_ERR_VALUE,
-                                "cannot unpack %d values into %d names", v.nitems, s->ntargets);
+                             "cannot unpack %d values into %d names", v.nitems, s->ntargets);
       for (int i = 0; i < s->ntargets; i++)
         TSR_CHECK(bind(ip, s->targets[i]->str, &v.items[i], 0, s->line));
     }

@@ -14,7 +14,7 @@
 #include "eval/value.h"
 
 typedef struct tsr_binding {
-  char *name;        /* variable name, or the statement's text for expressions */
+  char *name; /* variable name, or the statement's text for expressions */
   tsr_value value;
   int is_expression; /* a bare expression statement */
   int line;
@@ -22,14 +22,14 @@ typedef struct tsr_binding {
 
 typedef struct tsr_interp tsr_interp;
 struct tsr_interp {
-  tsr_ctx ctx;         /* what builtins see of it (context.h); the job adds file services */
+  tsr_ctx ctx; /* what builtins see of it (context.h); the job adds file services */
   const tsr_source *src;
-  uint64_t seed;       /* Philox key of every random array */
-  uint32_t streams;    /* random arrays created so far */
-  tsr_binding *names;  /* in order of first binding */
+  uint64_t seed;      /* Philox key of every random array */
+  uint32_t streams;   /* random arrays created so far */
+  tsr_binding *names; /* in order of first binding */
   int nnames;
   int64_t cap;
-  void **arena;        /* every allocation of the job's values */
+  void **arena; /* every allocation of the job's values */
   int64_t narena, arena_cap;
 };
 

@@ -13,6 +13,8 @@
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 
+/* One line per operation, as readers and tests/cli/cli_basics.sh expect. */
+/* clang-format off */
 #define GEN2(nm, code, p0, p1, doc)                                                     \
   {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, \
    3, 0, 0, tsr_b_random2, doc, NULL}
@@ -66,6 +68,7 @@ const tsr_op_def tsr_ops[] = {
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
      "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks", NULL},
 };
+/* clang-format on */
 const int tsr_nops = (int)(sizeof tsr_ops / sizeof tsr_ops[0]);
 
 const tsr_op_def *tsr_op_find(const char *name, int as_method) {

@@ -145,7 +145,8 @@ int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
     tsr_set_float(out, tsr_ew_binary(def->code, tsr_value_number(x), tsr_value_number(y)));
     return TSR_OK;
   }
-  tsr_dtype like = x->kind == V_ARRAY ? x->arr->dtype : (y->kind == V_ARRAY ? y->arr->dtype : TSR_F64);
+  tsr_dtype like =
+      x->kind == V_ARRAY ? x->arr->dtype : (y->kind == V_ARRAY ? y->arr->dtype : TSR_F64);
   tsr_node *nx, *ny, *n;
   TSR_CHECK(tsr_as_array(c, x, a->at[0], like, &nx));
   TSR_CHECK(tsr_as_array(c, y, a->at[1], like, &ny));
@@ -182,7 +183,8 @@ int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
                          "zero-size array to reduction operation %s which has no identity",
                          def->code == RED_MIN ? "minimum" : "maximum");
   if (axis >= 0 && x->grid.ndim == 1 && !keep) axis = -1; /* a 1-d axis reduction is a full one */
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(def->code, x, axis, (int)keep, (int)ddof, &n)));
+  TSR_CHECK(
+      tsr_ctx_relocate(c, call, tsr_node_reduce(def->code, x, axis, (int)keep, (int)ddof, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }

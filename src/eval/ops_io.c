@@ -27,8 +27,8 @@
 static int dataset_path(tsr_ctx *c, const ast_node *at, const char *name, char *buf, size_t n) {
   size_t len = strlen(name);
   if (len == 0 || !strcmp(name, "/") || name[len - 1] == '/' || strstr(name, "//"))
-    return tsr_ctx_error(c, at, TSR_ERR_VALUE, "'%s' is not a dataset name: use e.g. \"/x\" or \"/group/x\"",
-                            name);
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                         "'%s' is not a dataset name: use e.g. \"/x\" or \"/group/x\"", name);
   if (len + 2 > n) return tsr_ctx_error(c, at, TSR_ERR_VALUE, "dataset name too long");
   snprintf(buf, n, "%s%s", name[0] == '/' ? "" : "/", name);
   return TSR_OK;
@@ -67,7 +67,8 @@ static int auto_grid(const tsr_load_src *s, tsr_dtype dt, tsr_grid *g) {
   for (;;) {
     int best = -1;
     for (int a = 0; a < m->ndim; a++)
-      if (chunk[a] < m->shape[a] && (best < 0 || chunk[a] / m->chunk[a] < chunk[best] / m->chunk[best]))
+      if (chunk[a] < m->shape[a] &&
+          (best < 0 || chunk[a] / m->chunk[a] < chunk[best] / m->chunk[best]))
         best = a;
     if (best < 0) break;
     int64_t grown = chunk[best] * 2 < m->shape[best] ? chunk[best] * 2 : m->shape[best];
@@ -86,8 +87,10 @@ static int explicit_grid(tsr_ctx *c, const ast_node *at, const tsr_value *v, con
   int64_t *sizes[TSR_MAXDIM] = {0}, n[TSR_MAXDIM];
   int st = TSR_OK;
   for (int k = 0; k < m->ndim; k++)
-    TSR_CHECK_GOTO(st, tsr_arg_chunk_axis(c, at, v->kind == V_TUPLE ? &v->items[k] : v, k,
-                                          m->shape[k], &sizes[k], &n[k]), done);
+    TSR_CHECK_GOTO(st,
+                   tsr_arg_chunk_axis(c, at, v->kind == V_TUPLE ? &v->items[k] : v, k, m->shape[k],
+                                      &sizes[k], &n[k]),
+                   done);
   st = tsr_grid_init_lists(g, m->ndim, m->shape, (const int64_t *const *)sizes, n);
   if (st != TSR_OK && st != TSR_ERR_MEMORY) {
     char msg[1024];
@@ -125,8 +128,7 @@ static int load_grid(tsr_ctx *c, const tsr_args *a, int i, const tsr_load_src *s
 
 /* The first two arguments of load and save: a non-empty file name and a
  * dataset path (normalized into dataset). */
-static int want_file_dataset(tsr_ctx *c, tsr_args *a, const char **file, char *dataset,
-                             size_t n) {
+static int want_file_dataset(tsr_ctx *c, tsr_args *a, const char **file, char *dataset, size_t n) {
   const char *name = "";
   TSR_CHECK(tsr_arg_string(c, a, 0, "file", file));
   TSR_CHECK(tsr_arg_string(c, a, 1, "dataset", &name));
@@ -172,7 +174,8 @@ static int want_gzip(tsr_ctx *c, const tsr_args *a, int *gzip) {
   if (!a->given[4] || a->v[4].kind == V_NONE) return TSR_OK;
   long long level;
   TSR_CHECK(tsr_arg_int(c, a, 4, "level", &level));
-  if (*gzip < 0) return tsr_ctx_error(c, a->at[4], TSR_ERR_VALUE, "level= needs compression=\"gzip\"");
+  if (*gzip < 0)
+    return tsr_ctx_error(c, a->at[4], TSR_ERR_VALUE, "level= needs compression=\"gzip\"");
   if (level < 0 || level > 9)
     return tsr_ctx_error(c, a->at[4], TSR_ERR_VALUE, "gzip level must be 0 to 9, got %lld", level);
   *gzip = (int)level;
@@ -188,13 +191,14 @@ int tsr_b_save(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   TSR_CHECK(want_file_dataset(c, a, &file, dataset, sizeof dataset));
   if (a->v[2].kind != V_ARRAY)
     return tsr_ctx_error(c, a->at[2], TSR_ERR_TYPE,
-                            "save writes arrays, got %s (small values go to the results file, -o)",
-                            tsr_value_type_name(&a->v[2]));
+                         "save writes arrays, got %s (small values go to the results file, -o)",
+                         tsr_value_type_name(&a->v[2]));
   tsr_node *x = a->v[2].arr;
   if (x->grid.ndim == 0)
     return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE,
-                            "save writes arrays of 1 to %d dimensions, got a 0-d array (small "
-                            "values go to the results file, -o)", TSR_MAXDIM);
+                         "save writes arrays of 1 to %d dimensions, got a 0-d array (small "
+                         "values go to the results file, -o)",
+                         TSR_MAXDIM);
   int gzip = -1;
   TSR_CHECK(want_gzip(c, a, &gzip));
   TSR_CHECK(tsr_ctx_relocate(
@@ -212,7 +216,7 @@ int tsr_b_rechunk(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   (void)call;
   if (a->v[0].kind != V_ARRAY)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "rechunk needs an array, got %s",
-                            tsr_value_type_name(&a->v[0]));
+                         tsr_value_type_name(&a->v[0]));
   tsr_node *x = a->v[0].arr, *n = NULL;
   /* Rechunking twice moves the data once: the values are the same. */
   while (x->kind == N_RECHUNK) x = x->in[0];

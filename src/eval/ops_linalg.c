@@ -35,7 +35,7 @@ static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_value
   const tsr_grid *g = &x->grid;
   if (g->ndim > 2)
     return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
-                            "transpose supports 1-d and 2-d arrays, got %d dimensions", g->ndim);
+                         "transpose supports 1-d and 2-d arrays, got %d dimensions", g->ndim);
   if (g->ndim < 2) {
     tsr_set_array(out, x);
     return TSR_OK;
@@ -47,7 +47,8 @@ static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_value
   int64_t shape[2] = {g->shape[1], g->shape[0]}, n[2] = {g->nchunks[1], g->nchunks[0]};
   const int64_t *sizes[2] = {g->sizes[1], g->sizes[0]};
   tsr_node *t;
-  TSR_CHECK(tsr_ctx_relocate(c, at, new_node(LA_TRANSPOSE, x, NULL, 0, 2, shape, sizes, n, x->dtype, &t)));
+  TSR_CHECK(tsr_ctx_relocate(c, at,
+                             new_node(LA_TRANSPOSE, x, NULL, 0, 2, shape, sizes, n, x->dtype, &t)));
   tsr_set_array(out, t);
   return TSR_OK;
 }
@@ -57,11 +58,13 @@ int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr
   (void)def;
   if (a->v[0].kind != V_ARRAY)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "transpose needs an array, got %s",
-                            tsr_value_type_name(&a->v[0]));
+                         tsr_value_type_name(&a->v[0]));
   return transpose_node(c, call, a->v[0].arr, out);
 }
 
-static void shape_text(const tsr_grid *g, char *buf, size_t n) { tsr_shape_format(g->ndim, g->shape, buf, n); }
+static void shape_text(const tsr_grid *g, char *buf, size_t n) {
+  tsr_shape_format(g->ndim, g->shape, buf, n);
+}
 
 static int matmul_values(tsr_ctx *c, const ast_node *at, const tsr_value *x, const ast_node *xat,
                          const tsr_value *y, const ast_node *yat, tsr_value *out) {
@@ -70,12 +73,12 @@ static int matmul_values(tsr_ctx *c, const ast_node *at, const tsr_value *x, con
   for (int i = 0; i < 2; i++) {
     if (v[i]->kind != V_ARRAY)
       return tsr_ctx_error(c, w[i], TSR_ERR_TYPE,
-                              "matrix product operands must be arrays, got %s (use * to scale)",
-                              tsr_value_type_name(v[i]));
+                           "matrix product operands must be arrays, got %s (use * to scale)",
+                           tsr_value_type_name(v[i]));
     int nd = v[i]->arr->grid.ndim;
     if (nd < 1 || nd > 2)
       return tsr_ctx_error(c, w[i], TSR_ERR_SHAPE,
-                              "matrix product of 1-d and 2-d arrays only, got %d dimensions", nd);
+                           "matrix product of 1-d and 2-d arrays only, got %d dimensions", nd);
   }
   const tsr_grid *gx = &x->arr->grid, *gy = &y->arr->grid;
   int64_t kx = gx->shape[gx->ndim - 1], ky = gy->shape[0];
@@ -83,9 +86,10 @@ static int matmul_values(tsr_ctx *c, const ast_node *at, const tsr_value *x, con
     char sx[64], sy[64];
     shape_text(gx, sx, sizeof sx);
     shape_text(gy, sy, sizeof sy);
-    return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
-                            "matrix product: shapes %s and %s not aligned: %lld (dim %d) != %lld (dim 0)",
-                            sx, sy, (long long)kx, gx->ndim - 1, (long long)ky);
+    return tsr_ctx_error(
+        c, at, TSR_ERR_SHAPE,
+        "matrix product: shapes %s and %s not aligned: %lld (dim %d) != %lld (dim 0)", sx, sy,
+        (long long)kx, gx->ndim - 1, (long long)ky);
   }
   int nd = 0;
   int64_t shape[2], n[2];
@@ -102,7 +106,8 @@ static int matmul_values(tsr_ctx *c, const ast_node *at, const tsr_value *x, con
   }
   tsr_dtype dt = x->arr->dtype == TSR_F32 && y->arr->dtype == TSR_F32 ? TSR_F32 : TSR_F64;
   tsr_node *r;
-  TSR_CHECK(tsr_ctx_relocate(c, at, new_node(LA_MATMUL, x->arr, y->arr, 0, nd, shape, sizes, n, dt, &r)));
+  TSR_CHECK(
+      tsr_ctx_relocate(c, at, new_node(LA_MATMUL, x->arr, y->arr, 0, nd, shape, sizes, n, dt, &r)));
   tsr_set_array(out, r);
   return TSR_OK;
 }
@@ -117,19 +122,19 @@ int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 static int tall_input(tsr_ctx *c, const tsr_args *a, const char *what, tsr_node **x) {
   if (a->v[0].kind != V_ARRAY)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "%s needs a 2-d array, got %s", what,
-                            tsr_value_type_name(&a->v[0]));
+                         tsr_value_type_name(&a->v[0]));
   const tsr_grid *g = &a->v[0].arr->grid;
   if (g->ndim != 2)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "%s needs a 2-d array, got %d dimensions",
-                            what, g->ndim);
+                         what, g->ndim);
   if (g->shape[0] == 0 || g->shape[1] == 0)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "%s of an empty array", what);
   if (g->nchunks[1] != 1)
     return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE,
-                            "%s needs one column of chunks (tall-skinny QR), but the array's %lld "
-                            "columns are split in %lld chunks: use rechunk(x, (%lld, %lld)) first",
-                            what, (long long)g->shape[1], (long long)g->nchunks[1],
-                            (long long)g->sizes[0][0], (long long)g->shape[1]);
+                         "%s needs one column of chunks (tall-skinny QR), but the array's %lld "
+                         "columns are split in %lld chunks: use rechunk(x, (%lld, %lld)) first",
+                         what, (long long)g->shape[1], (long long)g->nchunks[1],
+                         (long long)g->sizes[0][0], (long long)g->shape[1]);
   *x = a->v[0].arr;
   return TSR_OK;
 }
@@ -144,8 +149,7 @@ static int tuple_of(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out) {
 }
 
 /* q, r = qr(x) */
-int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
-             tsr_value *out) {
+int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out) {
   (void)def;
   tsr_node *x = NULL, *o[2];
   TSR_CHECK(tall_input(c, a, "qr", &x));
@@ -153,8 +157,10 @@ int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *
   int64_t m = g->shape[0], n = g->shape[1], K = m < n ? m : n;
   int64_t qs[2] = {m, K}, qn[2] = {g->nchunks[0], 1}, rs[2] = {K, n}, rn[2] = {1, 1};
   const int64_t *qsz[2] = {g->sizes[0], &qs[1]}, *rsz[2] = {&rs[0], &rs[1]};
-  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_QR_Q, x, NULL, 0, 2, qs, qsz, qn, x->dtype, &o[0])));
-  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
+  TSR_CHECK(
+      tsr_ctx_relocate(c, call, new_node(LA_QR_Q, x, NULL, 0, 2, qs, qsz, qn, x->dtype, &o[0])));
+  TSR_CHECK(
+      tsr_ctx_relocate(c, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
   TSR_CHECK(tsr_group_add(o, 2));
   return tuple_of(c, o, 2, out);
 }
@@ -171,16 +177,20 @@ int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
     long long kk;
     TSR_CHECK(tsr_arg_int(c, a, 1, "k", &kk));
     if (kk < 1 || kk > K)
-      return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "k must be 1 to %lld (min of the shape), got %lld",
-                              (long long)K, kk);
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE,
+                           "k must be 1 to %lld (min of the shape), got %lld", (long long)K, kk);
     k = kk;
   }
   double param = k == K ? 0.0 : (double)k;
-  int64_t us[2] = {m, k}, un[2] = {g->nchunks[0], 1}, ss[1] = {k}, sn[1] = {1}, vs[2] = {k, n}, vn[2] = {1, 1};
+  int64_t us[2] = {m, k}, un[2] = {g->nchunks[0], 1}, ss[1] = {k}, sn[1] = {1}, vs[2] = {k, n},
+          vn[2] = {1, 1};
   const int64_t *usz[2] = {g->sizes[0], &us[1]}, *ssz[1] = {&ss[0]}, *vsz[2] = {&vs[0], &vs[1]};
-  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_U, x, NULL, param, 2, us, usz, un, x->dtype, &o[0])));
-  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_S, x, NULL, param, 1, ss, ssz, sn, x->dtype, &o[1])));
-  TSR_CHECK(tsr_ctx_relocate(c, call, new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
+  TSR_CHECK(tsr_ctx_relocate(c, call,
+                             new_node(LA_SVD_U, x, NULL, param, 2, us, usz, un, x->dtype, &o[0])));
+  TSR_CHECK(tsr_ctx_relocate(c, call,
+                             new_node(LA_SVD_S, x, NULL, param, 1, ss, ssz, sn, x->dtype, &o[1])));
+  TSR_CHECK(tsr_ctx_relocate(c, call,
+                             new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
   TSR_CHECK(tsr_group_add(o, 3));
   return tuple_of(c, o, 3, out);
 }

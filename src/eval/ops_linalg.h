@@ -12,9 +12,7 @@ int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr
                     tsr_value *out);
 int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
-int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
-             tsr_value *out);
-int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
-              tsr_value *out);
+int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);
+int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);
 
 #endif

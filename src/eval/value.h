@@ -10,7 +10,15 @@
 
 #include "graph/array.h"
 
-typedef enum tsr_value_kind { V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_TUPLE, V_ARRAY } tsr_value_kind;
+typedef enum tsr_value_kind {
+  V_NONE,
+  V_BOOL,
+  V_INT,
+  V_FLOAT,
+  V_STR,
+  V_TUPLE,
+  V_ARRAY
+} tsr_value_kind;
 
 typedef struct tsr_value tsr_value;
 struct tsr_value {
@@ -20,7 +28,7 @@ struct tsr_value {
   const char *s;    /* STR */
   tsr_value *items; /* TUPLE */
   int nitems;
-  tsr_node *arr;    /* ARRAY */
+  tsr_node *arr; /* ARRAY */
 };
 
 const char *tsr_value_type_name(const tsr_value *v);

@@ -53,8 +53,8 @@ static int order_partials(const char *all, size_t bytes, int64_t total, tsr_stat
 }
 
 /* Full reduction: every rank gets every chunk's partial, combines in order. */
-static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids,
-                        int64_t n, tsr_stat **parts) {
+static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids, int64_t n,
+                        tsr_stat **parts) {
   size_t rec = sizeof(int64_t) + sizeof(tsr_stat);
   char *send, *all;
   size_t *counts;
@@ -201,8 +201,8 @@ static int finish_mine(const tsr_node *r, const tsr_stat **slot, int64_t K, cons
 /* Axis reduction: partials travel to the owner of their output chunk, which
  * combines them along the axis in chunk order; then the finished values are
  * replicated. */
-static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids,
-                        int64_t n, tsr_stat **parts) {
+static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids, int64_t n,
+                        tsr_stat **parts) {
   char *recv = NULL;
   size_t bytes = 0;
   TSR_CHECK(move_partials(ex, r, g, ids, n, parts, &recv, &bytes));
@@ -236,7 +236,8 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
 
 int tsr_combine_partials(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids,
                          int64_t n, tsr_stat **parts) {
-  return r->axis < 0 ? combine_full(ex, r, g, ids, n, parts) : combine_axis(ex, r, g, ids, n, parts);
+  return r->axis < 0 ? combine_full(ex, r, g, ids, n, parts)
+                     : combine_axis(ex, r, g, ids, n, parts);
 }
 
 /* ---- replication ---- */
@@ -295,7 +296,8 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
   node->value = malloc(sizeof(double) * (size_t)(size + 1));
   if (!node->value) {
     free(all);
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a result of %lld elements", (long long)size);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a result of %lld elements",
+                     (long long)size);
   }
   for (size_t off = 0; off < total;) {
     int64_t id;

@@ -21,7 +21,7 @@ typedef struct tsr_exec {
   int threads;
   size_t mem_limit;
   int no_fuse;
-  int progress;        /* 1 always, 0 never, -1 after a couple of seconds */
+  int progress; /* 1 always, 0 never, -1 after a couple of seconds */
   /* knobs (job/setup.c reads them from the environment, once) */
   double progress_interval; /* seconds between progress lines in a log; 0: 10 */
   int hdf5_independent;     /* independent HDF5 reads even with parallel HDF5 */

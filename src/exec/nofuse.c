@@ -69,8 +69,8 @@ static int local_read(const tsr_exec *ex, const tsr_leaf *l, const tsr_region *g
 
 /* Reads the LOAD leaves of a one-operation program p for the box
  * start/extent in place; bufs receives what to free with local_free. */
-static int stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start,
-                       const int64_t *extent, local_bufs *bufs) {
+static int stage_local(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
+                       local_bufs *bufs) {
   bufs->n = 0;
   tsr_sbox b;
   for (int a = 0; a < p->ndim; a++) {
@@ -147,7 +147,8 @@ static int rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
   int st;
   *out = NULL;
   TSR_CHECK_GOTO(st, tsr_plan_region(&pl, 0, 0, &g, &x->grid, 1), done);
-  for (int64_t k = 0; k < pl.n; k++) TSR_CHECK_GOTO(st, rechunk_piece(ex, x, &pl.p[k], &g, host), done);
+  for (int64_t k = 0; k < pl.n; k++)
+    TSR_CHECK_GOTO(st, rechunk_piece(ex, x, &pl.p[k], &g, host), done);
   TSR_CHECK_GOTO(st, tsr_be_alloc(ex->be, (size_t)total, out), done);
   TSR_CHECK_GOTO(st, tsr_be_upload(ex->be, host, *out, (size_t)total), done);
 done:
@@ -165,16 +166,25 @@ done:
 /* A static name for a node's own operation (trace rows of --no-fuse). */
 static const char *node_label(const tsr_node *n) {
   switch (n->kind) {
-  case N_RANDOM: return n->op == RNG_NORMAL ? "normal" : "uniform";
-  case N_FULL: return "full";
-  case N_ARANGE: return "arange";
+  case N_RANDOM:
+    return n->op == RNG_NORMAL ? "normal" : "uniform";
+  case N_FULL:
+    return "full";
+  case N_ARANGE:
+    return "arange";
   case N_UNARY:
-  case N_BINARY: return tsr_ew_name(n->op);
-  case N_SELECT: return "slice";
-  case N_ASTYPE: return "astype";
-  case N_REDUCE: return tsr_red_name(n->op);
-  case N_LINALG: return "linalg";
-  default: return "operation";
+  case N_BINARY:
+    return tsr_ew_name(n->op);
+  case N_SELECT:
+    return "slice";
+  case N_ASTYPE:
+    return "astype";
+  case N_REDUCE:
+    return tsr_red_name(n->op);
+  case N_LINALG:
+    return "linalg";
+  default:
+    return "operation";
   }
 }
 
@@ -235,8 +245,8 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
 }
 
 /* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
-static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start,
-                       const int64_t *extent, tsr_chunkset *sets, int *nsets) {
+static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
+                       tsr_chunkset *sets, int *nsets) {
   for (int i = 0; i < p->nleaves; i++) {
     if (p->leaves[i].kind != LEAF_CHUNKS) continue;
     if (*nsets == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "operation with more than 8 array inputs");
@@ -323,7 +333,8 @@ static int reduce_chunk(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch 
   tsr_grid_chunk_box(b->grid, idx, start, extent);
   double *buf = NULL;
   tsr_prog p;
-  tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), b->ids[i], 1, 0, tsr_progress_tick, pr};
+  tsr_be_span span = {
+      TSR_TRACE_CHUNK, tsr_red_name(b->kind), b->ids[i], 1, 0, tsr_progress_tick, pr};
   int st = tsr_nofuse_materialize(ex, x, start, extent, &buf);
   if (st == TSR_OK) st = box_program(x, start, extent, buf, &p);
   if (st == TSR_OK) {

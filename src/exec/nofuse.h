@@ -27,8 +27,7 @@ int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads);
 
 /* The reduction of batch b over x's chunks, materialized chunk by chunk in
  * workers (partials into b->out); ticks pr. */
-int tsr_nofuse_reduce(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b,
-                      tsr_progress *pr);
+int tsr_nofuse_reduce(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b, tsr_progress *pr);
 
 /* Closes the files --no-fuse reads kept open (end of a job). */
 void tsr_nofuse_job_end(void);

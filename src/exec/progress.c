@@ -34,7 +34,8 @@ static void progress_print(tsr_progress *p, double now, int64_t done, int64_t ch
   double frac = p->total ? (double)done / (double)p->total : 1.0;
   double rate = now > p->t0 ? (double)done * 8.0 / (now - p->t0) / 1e9 : 0.0;
   double eta = frac > 0 ? (now - p->t0) * (1.0 - frac) / frac : 0.0;
-  fprintf(stderr, "%stessera: %s %5.1f%% (%.1f GB/s per rank, ETA %.0f s), rank 0: %lld/%lld chunks%s",
+  fprintf(stderr,
+          "%stessera: %s %5.1f%% (%.1f GB/s per rank, ETA %.0f s), rank 0: %lld/%lld chunks%s",
           p->tty ? "\r" : "", p->what, 100.0 * frac, rate, eta, (long long)chunks_done,
           (long long)p->chunks, p->tty ? "\033[K" : "\n");
   fflush(stderr);

@@ -11,12 +11,12 @@
 #include "exec/exec.h"
 
 typedef struct tsr_progress {
-  int enabled;      /* this rank prints */
+  int enabled; /* this rank prints */
   int always;
   int tty;
-  double interval;  /* seconds between lines */
+  double interval; /* seconds between lines */
   double t0, last;
-  int64_t done, total; /* elements of this rank's share */
+  int64_t done, total;         /* elements of this rank's share */
   int64_t chunks_done, chunks; /* chunk tasks of this rank's share */
   const char *what;
   int printed;

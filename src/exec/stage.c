@@ -101,8 +101,8 @@ static void count_tasks(const tsr_phase *ph, const tsr_task *tasks, int64_t ntas
 
 /* Reads LOAD leaf i of task slot s (s >= nmine or an earlier failure: an
  * empty collective read, or none). Adds the bytes read to *bytes. */
-static int load_slot(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task,
-                     tsr_runnable *u, int skip, double *bytes) {
+static int load_slot(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task, tsr_runnable *u,
+                     int skip, double *bytes) {
   const tsr_leaf *l = &P->leaves[i];
   tsr_h5_reader *r = NULL;
   int rs = phase_reader(ph, l->node->src, &r);
@@ -216,8 +216,8 @@ int tsr_eval_round(tsr_phase *ph, const tsr_prog *P, const tsr_task *tasks, int6
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t k = 0; k < nmine; k++) {
     if (tsr_workers_stop(&w)) continue;
-    tsr_workers_fail(&w, tsr_be_eval_box(be, &mine[k].prog, mine[k].start, mine[k].extent,
-                                         dst[k], NULL));
+    tsr_workers_fail(
+        &w, tsr_be_eval_box(be, &mine[k].prog, mine[k].start, mine[k].extent, dst[k], NULL));
   }
   tsr_runnables_free(&ph->pool, mine, nmine);
   return tsr_agree(tsr_workers_end(&w));

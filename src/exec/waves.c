@@ -26,8 +26,8 @@ static int wave_size(const tsr_exec *ex, const tsr_grid *g, const tsr_prog *P, i
   for (int i = 0; P && i < P->nleaves; i++)
     staged += P->leaves[i].kind == LEAF_LOAD || P->leaves[i].kind == LEAF_XFER ||
               P->leaves[i].kind == LEAF_HELD;
-  return tsr_agree_min(tsr_wave_width(ex->threads, ex->mem_limit, tsr_grid_max_chunk_elems(g), staged),
-                       w);
+  return tsr_agree_min(
+      tsr_wave_width(ex->threads, ex->mem_limit, tsr_grid_max_chunk_elems(g), staged), w);
 }
 
 /* Work on one staged chunk: slot is its position among this rank's chunks. */
@@ -101,9 +101,9 @@ static int wave_run(tsr_phase *ph, const tsr_prog *P, const tsr_grid *g, wave *c
 #pragma omp for schedule(dynamic, 1) nowait
     for (int64_t k = 0; k < cur->got; k++) {
       if (tsr_workers_stop(&w)) continue;
-      tsr_workers_fail(&w, fn(ctx, cur->plan.slots[k], cur->plan.ids[k],
-                              P ? &cur->mine[k].prog : NULL, cur->mine[k].start,
-                              cur->mine[k].extent));
+      tsr_workers_fail(&w,
+                       fn(ctx, cur->plan.slots[k], cur->plan.ids[k], P ? &cur->mine[k].prog : NULL,
+                          cur->mine[k].start, cur->mine[k].extent));
     }
   }
   return tsr_workers_end(&w);
@@ -156,7 +156,8 @@ static int reduce_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog
   if (slot >= b->nchunks || b->ids[slot] != id)
     return TSR_ERROR(TSR_ERR_INTERNAL, "staged chunk %lld is not this rank's chunk %lld",
                      (long long)id, (long long)slot);
-  tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), id, 1, 0, b->progress, b->progress_ctx};
+  tsr_be_span span = {TSR_TRACE_CHUNK, tsr_red_name(b->kind), id, 1, 0,
+                      b->progress,     b->progress_ctx};
   return tsr_be_reduce_box(c->ex->be, prog, start, extent, b->kind, b->axis, b->out[slot], &span);
 }
 
@@ -234,8 +235,8 @@ int tsr_stage_eval(tsr_exec *ex, const tsr_prog *p, const tsr_grid *g, const int
 
 /* The boxes as tasks; this rank's get host out[k] and backend dev[k]
  * (--no-fuse: materialized already). *k: this rank's boxes. */
-static int boxes_prepare(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes,
-                         int64_t n, tsr_task *tasks, double **dev, double **out, int64_t *k) {
+static int boxes_prepare(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                         tsr_task *tasks, double **dev, double **out, int64_t *k) {
   int nd = node->grid.ndim;
   for (int64_t t = 0; t < n; t++) {
     tasks[t].rank = boxes[t].rank;
@@ -283,7 +284,8 @@ int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *box
   if (!ex->no_fuse) st = boxes_eval(ex, node, tasks, n, dev, st);
   for (int64_t t = 0, j = 0; t < n && j < k; t++) {
     if (boxes[t].rank != ex->rank) continue;
-    if (st == TSR_OK) st = tsr_be_download(be, dev[j], out[j], (size_t)tsr_elems_of(nd, boxes[t].extent));
+    if (st == TSR_OK)
+      st = tsr_be_download(be, dev[j], out[j], (size_t)tsr_elems_of(nd, boxes[t].extent));
     tsr_be_release(be, dev[j]);
     j++;
   }

@@ -304,7 +304,8 @@ static int held_chunk(const tsr_node *x, const tsr_region *g, int64_t *c) {
       return TSR_ERROR(TSR_ERR_INTERNAL, "a box spans held chunks");
   }
   *c = tsr_grid_ravel(G, idx);
-  if (!x->held[*c]) return TSR_ERROR(TSR_ERR_INTERNAL, "held chunk %lld is not on this rank", (long long)*c);
+  if (!x->held[*c])
+    return TSR_ERROR(TSR_ERR_INTERNAL, "held chunk %lld is not on this rank", (long long)*c);
   return TSR_OK;
 }
 

@@ -47,7 +47,8 @@ static int emit(tsr_prog *p, tsr_instr ins) {
 
 static int add_leaf(tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_kind kind,
                     int *reg) {
-  TSR_CHECK(tsr_grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf), GROW_WHAT));
+  TSR_CHECK(
+      tsr_grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf), GROW_WHAT));
   tsr_leaf *l = &p->leaves[p->nleaves];
   memset(l, 0, sizeof *l);
   l->kind = kind;
@@ -123,11 +124,11 @@ static void select_map(const tsr_node *node, const axis_map *m, axis_map *im) {
   }
 }
 
-static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth,
-                        int one_op, int *reg);
+static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth, int one_op,
+                        int *reg);
 
-static int compile_input(tsr_prog *p, const tsr_node *in, const axis_map *im, int depth,
-                         int one_op, int *reg) {
+static int compile_input(tsr_prog *p, const tsr_node *in, const axis_map *im, int depth, int one_op,
+                         int *reg) {
   if (one_op && in->value == NULL && in->kind != N_FULL)
     return add_leaf(p, in, im, LEAF_CHUNKS, reg);
   return compile_node(p, in, im, depth + 1, one_op, reg);
@@ -147,8 +148,8 @@ static int compile_view(tsr_prog *p, const tsr_node *in, const axis_map *im, int
   return compile_input(p, in, im, depth, one_op, reg);
 }
 
-static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth,
-                        int one_op, int *reg) {
+static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int depth, int one_op,
+                        int *reg) {
   if (n->value != NULL && tsr_node_size(n) == 1 && depth > 0)
     return new_reg(p, 1, n->value[0], reg);
   if (n->value != NULL) return add_leaf(p, n, m, LEAF_DATA, reg);
@@ -203,7 +204,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
       mt.out_axis[1] = m->out_axis[0], mt.off[1] = m->off[0], mt.step[1] = m->step[0];
       return compile_view(p, n->in[0], &mt, depth, one_op, reg);
     }
-    break; /* the others are computed whole first (job/compute.c) */
+    break;       /* the others are computed whole first (job/compute.c) */
   case N_REDUCE: /* computed first (job/compute.c, exec/exec.c) */
     break;
   }

@@ -39,11 +39,11 @@ typedef struct tsr_chunkset {
 
 typedef struct tsr_leaf {
   tsr_leaf_kind kind;
-  int rng;                /* tsr_random_kind */
+  int rng; /* tsr_random_kind */
   uint64_t key;
   uint32_t stream;
-  double a, b;            /* RANDOM: loc/scale (normal) or low/high (uniform); ARANGE */
-  int round_f32;          /* round values to float32 */
+  double a, b;   /* RANDOM: loc/scale (normal) or low/high (uniform); ARANGE */
+  int round_f32; /* round values to float32 */
   int base_ndim;
   int64_t base_shape[TSR_MAXDIM];
   /* base coordinate b = off[b] + step[b] * out[axis_of[b]]  (axis_of[b] < 0: off[b]) */
@@ -51,9 +51,9 @@ typedef struct tsr_leaf {
   int64_t off[TSR_MAXDIM], step[TSR_MAXDIM];
   /* linear base index = e_const + sum_k e_coef[k] * out[k] (derived by tsr_leaf_finish) */
   int64_t e_const, e_coef[TSR_MAXDIM];
-  const double *data;     /* DATA: host memory, or backend memory when resident */
+  const double *data; /* DATA: host memory, or backend memory when resident */
   int resident;
-  const tsr_node *node;   /* CHUNKS: the node whose chunks are read */
+  const tsr_node *node;       /* CHUNKS: the node whose chunks are read */
   const tsr_chunkset *chunks; /* CHUNKS: set by the executor before evaluation */
 } tsr_leaf;
 
@@ -77,9 +77,9 @@ typedef struct tsr_prog {
   tsr_instr *code;
   int nregs;
   int64_t regs_cap;
-  int *reg_const;     /* register holds one value for every element */
-  double *reg_value;  /* that value */
-  int result;         /* register with the output */
+  int *reg_const;    /* register holds one value for every element */
+  double *reg_value; /* that value */
+  int result;        /* register with the output */
 } tsr_prog;
 
 /* Fuses node (an elementwise/slice/generator expression; reductions inside

@@ -37,7 +37,8 @@ static int gpu_bind(int local_rank, tsr_device_id *id, int *count) {
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, tsr_gpu_device_id));
   memset(id->bytes, 0, sizeof id->bytes);
-  memcpy(id->bytes, prop.uuid.bytes, sizeof prop.uuid.bytes < sizeof id->bytes ? sizeof prop.uuid.bytes : sizeof id->bytes);
+  memcpy(id->bytes, prop.uuid.bytes,
+         sizeof prop.uuid.bytes < sizeof id->bytes ? sizeof prop.uuid.bytes : sizeof id->bytes);
   return TSR_OK;
 }
 

@@ -38,17 +38,21 @@ static inline int tsr_gpulib_status(int ok, int status, const char *lib, const c
   if (ok) return TSR_OK;
   return tsr_error_set(TSR_ERR_BACKEND, file, line, "%s failed: %s status %d", call, lib, status);
 }
-#define CUBLAS_CHECK_GOTO(st, call, label)                                                   \
-  do {                                                                                       \
-    cublasStatus_t s_ = (call);                                                              \
-    TSR_CHECK_GOTO(st, tsr_gpulib_status(s_ == CUBLAS_STATUS_SUCCESS, (int)s_, "cuBLAS", #call, \
-                                         __FILE__, __LINE__), label);                        \
+#define CUBLAS_CHECK_GOTO(st, call, label)                                                  \
+  do {                                                                                      \
+    cublasStatus_t s_ = (call);                                                             \
+    TSR_CHECK_GOTO(st,                                                                      \
+                   tsr_gpulib_status(s_ == CUBLAS_STATUS_SUCCESS, (int)s_, "cuBLAS", #call, \
+                                     __FILE__, __LINE__),                                   \
+                   label);                                                                  \
   } while (0)
-#define CUSOLVER_CHECK_GOTO(st, call, label)                                                 \
-  do {                                                                                       \
-    cusolverStatus_t s_ = (call);                                                            \
-    TSR_CHECK_GOTO(st, tsr_gpulib_status(s_ == CUSOLVER_STATUS_SUCCESS, (int)s_, "cuSOLVER", \
-                                         #call, __FILE__, __LINE__), label);                 \
+#define CUSOLVER_CHECK_GOTO(st, call, label)                                                    \
+  do {                                                                                          \
+    cusolverStatus_t s_ = (call);                                                               \
+    TSR_CHECK_GOTO(st,                                                                          \
+                   tsr_gpulib_status(s_ == CUSOLVER_STATUS_SUCCESS, (int)s_, "cuSOLVER", #call, \
+                                     __FILE__, __LINE__),                                       \
+                   label);                                                                      \
   } while (0)
 
 #endif

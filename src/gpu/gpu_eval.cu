@@ -248,12 +248,24 @@ template <bool CHAIN>
 static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
                                const long long *c, const int *np, tsr_stat *out, long long stride) {
   switch (kind) {
-  case RED_SUM: reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
-  case RED_MEAN: reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
-  case RED_MIN: reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
-  case RED_MAX: reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
-  case RED_VAR: reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
-  default: reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride); break;
+  case RED_SUM:
+    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MEAN:
+    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MIN:
+    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MAX:
+    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
+  case RED_VAR:
+    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
+  default:
+    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    break;
   }
 }
 
@@ -392,8 +404,10 @@ static void unstage_chunks(dleaf *x) {
 static int prog_upload(const tsr_prog *p, dprog *d) {
   memset(d, 0, sizeof *d);
   if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
-    return TSR_ERROR(TSR_ERR_BACKEND, "expression too large for one GPU program (%d leaves, %d "
-                     "operations): split it with intermediate names", p->nleaves, p->ninstr);
+    return TSR_ERROR(TSR_ERR_BACKEND,
+                     "expression too large for one GPU program (%d leaves, %d "
+                     "operations): split it with intermediate names",
+                     p->nleaves, p->ninstr);
   d->ndim = p->ndim;
   d->nleaves = p->nleaves;
   d->ninstr = p->ninstr;
@@ -454,7 +468,6 @@ static int parts_for(long long n) {
   long long nb = (n + 65535) / 65536;
   return (int)(nb < 1 ? 1 : nb > 1024 ? 1024 : nb);
 }
-
 
 static dbox make_box(int ndim, const int64_t *start, const int64_t *extent) {
   dbox b;
@@ -568,8 +581,9 @@ static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const
     long long elems = 0;
     for (int64_t i = 0; i < count; i++) elems += hcnt[i];
     if (cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess) /* chunks: batch launches only */
-      tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(), launched,
-                     launched + 1e-3 * ms, tsr_trace_args{-1, progress ? count : 0, elems, 0});
+      tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(),
+                     launched, launched + 1e-3 * ms,
+                     tsr_trace_args{-1, progress ? count : 0, elems, 0});
     cudaEventDestroy(ev[0]);
     cudaEventDestroy(ev[1]);
   }
@@ -598,7 +612,8 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   TSR_CHECK(prog_upload(bt->prog, &d));
   int st = scratch_alloc(&s);
   dbox hbox[GROUP];
-  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted(); first += GROUP) {
+  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
+       first += GROUP) {
     int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
     for (int64_t i = 0; i < count; i++) {
       int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
@@ -606,8 +621,8 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
       tsr_grid_chunk_box(bt->grid, idx, start, extent);
       hbox[i] = make_box(bt->grid->ndim, start, extent);
     }
-    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, hbox, bt->out + first, &s,
-                      bt->progress, bt->progress_ctx);
+    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, hbox, bt->out + first, &s, bt->progress,
+                      bt->progress_ctx);
   }
   scratch_release(&s);
   prog_release(&d);
@@ -623,9 +638,11 @@ int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *ext
   int st = TSR_OK;
   if (n > 0) {
     long long pairs = (n + 1) / 2;
-    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(d, make_box(p->ndim, start, extent), n, out);
+    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(
+        d, make_box(p->ndim, start, extent), n, out);
     cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess)
+      st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   }
   cudaError_t e = cudaStreamSynchronize(0);
   if (st == TSR_OK && e != cudaSuccess)
@@ -656,10 +673,11 @@ int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *e
   if (cudaMalloc(&dev, sizeof(tsr_stat) * (size_t)(count + 1)) != cudaSuccess)
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for reduction partials");
   if (st == TSR_OK && count > 0) {
-    reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128>>>(d, make_box(p->ndim, start, extent),
-                                                                 axis, kind, count, dev);
+    reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128>>>(
+        d, make_box(p->ndim, start, extent), axis, kind, count, dev);
     cudaError_t e = cudaMemcpy(out, dev, sizeof(tsr_stat) * (size_t)count, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) st = TSR_ERROR(TSR_ERR_BACKEND, "GPU reduction failed: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess)
+      st = TSR_ERROR(TSR_ERR_BACKEND, "GPU reduction failed: %s", cudaGetErrorString(e));
   }
   cudaFree(dev);
   prog_release(&d);

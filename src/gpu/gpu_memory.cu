@@ -19,7 +19,11 @@ static size_t device_mem_limit; /* bytes of device memory this rank may use */
  * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
 
 #define POOL_SLOTS 256
-static struct { double *ptr; size_t bytes; int used; } pool[POOL_SLOTS];
+static struct {
+  double *ptr;
+  size_t bytes;
+  int used;
+} pool[POOL_SLOTS];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes, pool_peak;
 
@@ -40,8 +44,8 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
   pthread_mutex_lock(&pool_lock);
   int best = -1;
   for (int i = 0; i < POOL_SLOTS; i++)
-    if (pool[i].ptr && !pool[i].used && pool[i].bytes >= bytes && pool[i].bytes <= 2 * bytes + 4096 &&
-        (best < 0 || pool[i].bytes < pool[best].bytes))
+    if (pool[i].ptr && !pool[i].used && pool[i].bytes >= bytes &&
+        pool[i].bytes <= 2 * bytes + 4096 && (best < 0 || pool[i].bytes < pool[best].bytes))
       best = i;
   if (best >= 0) {
     pool[best].used = 1;
@@ -72,8 +76,9 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
   pthread_mutex_unlock(&pool_lock);
   if (e == cudaSuccess) tsr_gpu_sample_memory();
   if (e != cudaSuccess)
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)",
-                     bytes, pool_bytes, device_mem_limit);
+    return TSR_ERROR(TSR_ERR_MEMORY,
+                     "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)", bytes,
+                     pool_bytes, device_mem_limit);
   return TSR_OK;
 }
 

@@ -49,8 +49,9 @@ static uint64_t node_hash(const tsr_node *n) {
   h = mix(mix(mix(h, (uint64_t)n->axis), (uint64_t)n->keepdims), (uint64_t)n->ddof);
   for (int i = 0; i < n->nsel; i++) {
     const tsr_axis_sel *s = &n->sel[i];
-    h = mix(mix(mix(mix(mix(h, s->kind), (uint64_t)s->first), (uint64_t)s->step),
-                (uint64_t)s->count), (uint64_t)s->index);
+    h = mix(
+        mix(mix(mix(mix(h, s->kind), (uint64_t)s->first), (uint64_t)s->step), (uint64_t)s->count),
+        (uint64_t)s->index);
   }
   return h;
 }
@@ -120,8 +121,7 @@ int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **o
   return node_intern(&p, out);
 }
 
-int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt,
-                    tsr_node **out) {
+int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
   tsr_node p;
   proto_init(&p, N_ARANGE, 0, dt);
   p.a = start;
@@ -200,7 +200,8 @@ int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out) {
     *out = x;
     return TSR_OK;
   }
-  if (grid->ndim != x->grid.ndim || memcmp(grid->shape, x->grid.shape, sizeof(int64_t) * (size_t)grid->ndim))
+  if (grid->ndim != x->grid.ndim ||
+      memcmp(grid->shape, x->grid.shape, sizeof(int64_t) * (size_t)grid->ndim))
     return TSR_ERROR(TSR_ERR_INTERNAL, "rechunk to a grid of another shape");
   tsr_node p;
   proto_init(&p, N_RECHUNK, 0, x->dtype);
@@ -229,9 +230,9 @@ int64_t tsr_node_size(const tsr_node *n) {
 const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "float64"; }
 
 const char *tsr_ew_name(int op) {
-  static const char *names[EW_NOPS] = {"negative", "abs", "sqrt", "exp", "log", "sin",
-                                       "cos", "tanh", "copy", "add", "subtract", "multiply",
-                                       "divide", "power", "minimum", "maximum"};
+  static const char *names[EW_NOPS] = {
+      "negative", "abs", "sqrt",     "exp",      "log",    "sin",   "cos",     "tanh",
+      "copy",     "add", "subtract", "multiply", "divide", "power", "minimum", "maximum"};
   return op >= 0 && op < EW_NOPS ? names[op] : "?";
 }
 

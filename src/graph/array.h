@@ -34,25 +34,31 @@ typedef enum tsr_node_kind {
 /* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
  * programs that read them, like reductions. a: k of svd(x, k=) (0: all). */
 typedef enum tsr_la_op {
-  LA_TRANSPOSE, LA_MATMUL, LA_QR_Q, LA_QR_R, LA_SVD_U, LA_SVD_S, LA_SVD_VT
+  LA_TRANSPOSE,
+  LA_MATMUL,
+  LA_QR_Q,
+  LA_QR_R,
+  LA_SVD_U,
+  LA_SVD_S,
+  LA_SVD_VT
 } tsr_la_op;
 
 typedef struct tsr_node tsr_node;
 struct tsr_node {
   tsr_node_kind kind;
-  int op;             /* tsr_ew_op, tsr_random_kind or tsr_red_kind */
+  int op; /* tsr_ew_op, tsr_random_kind or tsr_red_kind */
   tsr_dtype dtype;
-  tsr_grid grid;      /* shape and chunks */
-  tsr_node *in[2];    /* operands (NULL when unused) */
-  double a, b;        /* RANDOM: loc/scale or low/high; FULL: value; ARANGE: start/step */
-  uint64_t key;       /* RANDOM: Philox key */
-  uint32_t stream;    /* RANDOM: Philox stream */
+  tsr_grid grid;   /* shape and chunks */
+  tsr_node *in[2]; /* operands (NULL when unused) */
+  double a, b;     /* RANDOM: loc/scale or low/high; FULL: value; ARANGE: start/step */
+  uint64_t key;    /* RANDOM: Philox key */
+  uint32_t stream; /* RANDOM: Philox stream */
   tsr_axis_sel sel[TSR_MAXDIM * 2]; /* SELECT */
   int nsel;
-  int axis;           /* REDUCE: -1 for all axes */
-  int keepdims, ddof; /* REDUCE */
+  int axis;                /* REDUCE: -1 for all axes */
+  int keepdims, ddof;      /* REDUCE */
   const tsr_load_src *src; /* LOAD: the file and dataset (graph/sources.h) */
-  int id;             /* creation number (stable across ranks) */
+  int id;                  /* creation number (stable across ranks) */
   uint64_t hash;
   double *value;      /* computed values (row-major), replicated; NULL until computed */
   double **held;      /* or computed and distributed (Q and U of qr/svd): per chunk id of
@@ -67,8 +73,7 @@ struct tsr_node {
 int tsr_node_random(int kind, double a, double b, uint64_t key, uint32_t stream,
                     const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
 int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
-int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt,
-                    tsr_node **out);
+int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
 int tsr_node_unary(int op, tsr_node *x, tsr_node **out);
 int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
 int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);

@@ -136,7 +136,8 @@ static int axis_regular(tsr_grid *g, int a, int64_t chunk) {
   int64_t len = g->shape[a];
   int64_t n = len == 0 ? 1 : (len - 1) / chunk + 1;
   TSR_CHECK(axis_alloc(g, a, n));
-  for (int64_t i = 0; i < n; i++) g->sizes[a][i] = chunk < len - i * chunk ? chunk : len - i * chunk;
+  for (int64_t i = 0; i < n; i++)
+    g->sizes[a][i] = chunk < len - i * chunk ? chunk : len - i * chunk;
   axis_prefix(g, a);
   return TSR_OK;
 }
@@ -163,7 +164,8 @@ static int check_list(int a, int64_t len, const int64_t *sizes, int64_t n) {
   int overflow = 0;
   for (int64_t i = 0; i < n; i++) {
     if (sizes[i] < 0 || (sizes[i] == 0 && len != 0))
-      return TSR_ERROR(TSR_ERR_VALUE, "chunk sizes must be positive, got %lld at position %lld on axis %d",
+      return TSR_ERROR(TSR_ERR_VALUE,
+                       "chunk sizes must be positive, got %lld at position %lld on axis %d",
                        (long long)sizes[i], (long long)i, a);
     if (sizes[i] > INT64_MAX - sum)
       overflow = 1;
@@ -187,7 +189,8 @@ int tsr_grid_init_lists(tsr_grid *g, int ndim, const int64_t *shape, const int64
   TSR_CHECK(check_shape(ndim, shape));
   for (int a = 0; a < ndim; a++) {
     if (nsizes[a] < 0)
-      return TSR_ERROR(TSR_ERR_VALUE, "negative chunk count %lld on axis %d", (long long)nsizes[a], a);
+      return TSR_ERROR(TSR_ERR_VALUE, "negative chunk count %lld on axis %d", (long long)nsizes[a],
+                       a);
     TSR_CHECK(check_list(a, shape[a], sizes[a], nsizes[a]));
   }
   grid_begin(g, ndim, shape);
@@ -253,8 +256,7 @@ int tsr_grid_init_auto(tsr_grid *g, int ndim, const int64_t *shape, size_t items
                        size_t target_bytes) {
   memset(g, 0, sizeof *g);
   TSR_CHECK(check_shape(ndim, shape));
-  if (itemsize == 0)
-    return TSR_ERROR(TSR_ERR_VALUE, "auto chunks need a positive item size");
+  if (itemsize == 0) return TSR_ERROR(TSR_ERR_VALUE, "auto chunks need a positive item size");
   if (target_bytes == 0)
     return TSR_ERROR(TSR_ERR_VALUE, "auto chunks need a positive target chunk size in bytes");
   int64_t chunk[TSR_MAXDIM];
@@ -415,11 +417,13 @@ static int check_slice(const tsr_axis_sel *s, int64_t len, int axis) {
   int64_t mag = s->step < 0 && s->step != INT64_MIN ? -s->step : s->step;
   int ok = s->count >= 0 && s->step != 0 && s->step != INT64_MIN;
   if (ok && s->count > 0)
-    ok = s->first >= 0 && s->first < len && s->count - 1 <= (s->step > 0 ? len - 1 - s->first : s->first) / mag;
+    ok = s->first >= 0 && s->first < len &&
+         s->count - 1 <= (s->step > 0 ? len - 1 - s->first : s->first) / mag;
   if (!ok)
-    return TSR_ERROR(TSR_ERR_INTERNAL,
-                     "slice (first %lld, step %lld, count %lld) is not normalized for axis %d of length %lld",
-                     (long long)s->first, (long long)s->step, (long long)s->count, axis, (long long)len);
+    return TSR_ERROR(
+        TSR_ERR_INTERNAL,
+        "slice (first %lld, step %lld, count %lld) is not normalized for axis %d of length %lld",
+        (long long)s->first, (long long)s->step, (long long)s->count, axis, (long long)len);
   return TSR_OK;
 }
 
@@ -428,7 +432,8 @@ static int check_select(const tsr_grid *in, const tsr_axis_sel *sel, int nsel, i
   int ia = 0, oa = 0, used = 0;
   for (int i = 0; i < nsel; i++) used += sel[i].kind != TSR_SEL_NEWAXIS;
   if (used > in->ndim)
-    return TSR_ERROR(TSR_ERR_INDEX, "too many indices for array: array is %d-dimensional, but %d were indexed",
+    return TSR_ERROR(TSR_ERR_INDEX,
+                     "too many indices for array: array is %d-dimensional, but %d were indexed",
                      in->ndim, used);
   for (int i = 0; i < nsel; i++) {
     if (sel[i].kind == TSR_SEL_NEWAXIS) {
@@ -444,8 +449,9 @@ static int check_select(const tsr_grid *in, const tsr_axis_sel *sel, int nsel, i
   }
   *out_ndim = oa + in->ndim - ia;
   if (*out_ndim > TSR_MAXDIM)
-    return TSR_ERROR(TSR_ERR_VALUE, "indexing would give %d dimensions, but at most %d are supported",
-                     *out_ndim, TSR_MAXDIM);
+    return TSR_ERROR(TSR_ERR_VALUE,
+                     "indexing would give %d dimensions, but at most %d are supported", *out_ndim,
+                     TSR_MAXDIM);
   return TSR_OK;
 }
 
@@ -503,7 +509,8 @@ static int broadcast_error(const tsr_grid *a, const tsr_grid *b) {
   char sa[128], sb[128];
   tsr_shape_format(a->ndim, a->shape, sa, sizeof sa);
   tsr_shape_format(b->ndim, b->shape, sb, sizeof sb);
-  return TSR_ERROR(TSR_ERR_SHAPE, "operands could not be broadcast together with shapes %s %s", sa, sb);
+  return TSR_ERROR(TSR_ERR_SHAPE, "operands could not be broadcast together with shapes %s %s", sa,
+                   sb);
 }
 
 /* Input axis of g aligned with output axis o of an ndim-d result, or -1. */
@@ -545,7 +552,8 @@ int tsr_grid_reduce(const tsr_grid *in, int axis, int keepdims, tsr_grid *out) {
   static const int64_t one = 1;
   memset(out, 0, sizeof *out);
   if (axis < -in->ndim || axis >= in->ndim)
-    return TSR_ERROR(TSR_ERR_INDEX, "axis %d is out of bounds for array of dimension %d", axis, in->ndim);
+    return TSR_ERROR(TSR_ERR_INDEX, "axis %d is out of bounds for array of dimension %d", axis,
+                     in->ndim);
   axis = axis < 0 ? axis + in->ndim : axis;
   int64_t shape[TSR_MAXDIM];
   int ndim = 0;

@@ -31,8 +31,8 @@ int tsr_grid_init_regular(tsr_grid *g, int ndim, const int64_t *shape, const int
 
 /* Grid from explicit per-axis size lists; sums must equal shape (TSR_ERR_SHAPE
  * otherwise), sizes must be >= 1 (TSR_ERR_VALUE otherwise). */
-int tsr_grid_init_lists(tsr_grid *g, int ndim, const int64_t *shape,
-                        const int64_t *const *sizes, const int64_t *nsizes);
+int tsr_grid_init_lists(tsr_grid *g, int ndim, const int64_t *shape, const int64_t *const *sizes,
+                        const int64_t *nsizes);
 
 /* Chunks of about target_bytes (Dask's "auto"): as close to square/cubic
  * blocks as the shape allows, each axis's chunk size <= its length. */
@@ -62,8 +62,8 @@ int64_t tsr_grid_max_chunk_elems(const tsr_grid *g);
  * (omitted). Negative values count from the end; out-of-range start/stop are
  * clipped. Outputs the first index, the step and the element count.
  * step == 0 is TSR_ERR_VALUE ("slice step cannot be zero"). */
-int tsr_slice_normalize(int64_t len, const int64_t *start, const int64_t *stop,
-                        const int64_t *step, int64_t *first, int64_t *out_step, int64_t *count);
+int tsr_slice_normalize(int64_t len, const int64_t *start, const int64_t *stop, const int64_t *step,
+                        int64_t *first, int64_t *out_step, int64_t *count);
 
 typedef enum { TSR_SEL_SLICE, TSR_SEL_INDEX, TSR_SEL_NEWAXIS } tsr_sel_kind;
 

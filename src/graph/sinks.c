@@ -31,9 +31,10 @@ static int clash(const char *file, const char *dataset) {
       return TSR_ERROR(TSR_ERR_VALUE, "dataset '%s' of '%s' is already saved on line %d", dataset,
                        file, o->line);
     if (is_parent(o->dataset, dataset) || is_parent(dataset, o->dataset))
-      return TSR_ERROR(TSR_ERR_VALUE,
-                       "datasets '%s' and '%s' of '%s' (line %d): one would be a group of the other",
-                       dataset, o->dataset, file, o->line);
+      return TSR_ERROR(
+          TSR_ERR_VALUE,
+          "datasets '%s' and '%s' of '%s' (line %d): one would be a group of the other", dataset,
+          o->dataset, file, o->line);
   }
   return TSR_OK;
 }

@@ -16,9 +16,9 @@
 typedef struct tsr_dataset_info {
   int ndim;
   int64_t shape[TSR_MAXDIM];
-  tsr_dtype dtype;             /* float32 for 4-byte floats, else float64 */
-  int chunked;                 /* stored in chunks ... */
-  int64_t chunk[TSR_MAXDIM];   /* ... of these dimensions */
+  tsr_dtype dtype;           /* float32 for 4-byte floats, else float64 */
+  int chunked;               /* stored in chunks ... */
+  int64_t chunk[TSR_MAXDIM]; /* ... of these dimensions */
 } tsr_dataset_info;
 
 typedef struct tsr_load_src {

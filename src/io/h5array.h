@@ -30,9 +30,9 @@ typedef enum tsr_h5_class { TSR_H5_FLOAT, TSR_H5_INT, TSR_H5_UINT } tsr_h5_class
 typedef struct tsr_h5meta {
   int ndim;
   int64_t shape[TSR_MAXDIM];
-  int type_class;          /* tsr_h5_class */
-  int type_size;           /* bytes per element in the file */
-  int chunked;             /* HDF5 chunked layout ... */
+  int type_class;            /* tsr_h5_class */
+  int type_size;             /* bytes per element in the file */
+  int chunked;               /* HDF5 chunked layout ... */
   int64_t chunk[TSR_MAXDIM]; /* ... with these chunk dimensions */
 } tsr_h5meta;
 
@@ -47,14 +47,13 @@ typedef struct tsr_h5_reader tsr_h5_reader;
 
 /* Opens a dataset for reading (collective: every rank opens it, MPI-IO
  * collective reads; without parallel HDF5 the flag is ignored). */
-int tsr_h5_reader_open(const char *path, const char *dataset, int collective,
-                       tsr_h5_reader **out);
+int tsr_h5_reader_open(const char *path, const char *dataset, int collective, tsr_h5_reader **out);
 
 /* Reads the hyperslab start/stride/count (one entry per dataset axis, stride
  * >= 1, count >= 1) into out, row-major over count, converted to doubles.
  * count == NULL: a collective reader's part in a read with nothing to read. */
-int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride,
-                const int64_t *count, double *out);
+int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride, const int64_t *count,
+                double *out);
 
 /* Bytes read so far through r (the file's element size times the elements). */
 double tsr_h5_reader_bytes(const tsr_h5_reader *r);
@@ -68,8 +67,7 @@ typedef struct tsr_h5_writer tsr_h5_writer;
 
 /* Creates (truncating) or reopens the temporary file tmp, reported to users
  * as `final`. Collective when `collective`. */
-int tsr_h5_writer_create(const char *tmp, const char *final, int collective,
-                         tsr_h5_writer **out);
+int tsr_h5_writer_create(const char *tmp, const char *final, int collective, tsr_h5_writer **out);
 int tsr_h5_writer_open(const char *tmp, const char *final, int collective, tsr_h5_writer **out);
 
 /* Defines a float64 (or float32) dataset of the given shape, with HDF5
@@ -82,8 +80,8 @@ int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t
 /* Writes the box start/count of a defined dataset from data (row-major over
  * count, doubles; converted to the dataset's type by HDF5). count == NULL: a
  * collective writer's part in a write with nothing to write. */
-int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start,
-                 const int64_t *count, const double *data);
+int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start, const int64_t *count,
+                 const double *data);
 
 /* Closes w (collective for a collective writer); flushes everything. */
 int tsr_h5_writer_close(tsr_h5_writer *w);

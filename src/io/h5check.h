@@ -12,9 +12,9 @@
 
 #include "util/error.h"
 
-#define H5_CHECK(expr, code, ...)                                              \
-  do {                                                                         \
-    if ((expr) < 0) return TSR_ERROR((code), __VA_ARGS__);                     \
+#define H5_CHECK(expr, code, ...)                          \
+  do {                                                     \
+    if ((expr) < 0) return TSR_ERROR((code), __VA_ARGS__); \
   } while (0)
 
 /* Silences HDF5's automatic error stack printing (once per file that uses it). */

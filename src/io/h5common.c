@@ -70,33 +70,55 @@ int tsr_h5_is_collective(int collective) {
 
 const char *tsr_h5_class_name(H5T_class_t c) {
   switch (c) {
-  case H5T_STRING: return "a string type";
-  case H5T_COMPOUND: return "a compound type";
-  case H5T_ENUM: return "an enum type (booleans are enums)";
-  case H5T_ARRAY: return "an array type";
-  case H5T_BITFIELD: return "a bitfield type";
-  case H5T_OPAQUE: return "an opaque type";
-  case H5T_REFERENCE: return "a reference type";
-  case H5T_VLEN: return "a variable-length type";
-  case H5T_TIME: return "a time type";
-  default: return "an unknown type";
+  case H5T_STRING:
+    return "a string type";
+  case H5T_COMPOUND:
+    return "a compound type";
+  case H5T_ENUM:
+    return "an enum type (booleans are enums)";
+  case H5T_ARRAY:
+    return "an array type";
+  case H5T_BITFIELD:
+    return "a bitfield type";
+  case H5T_OPAQUE:
+    return "an opaque type";
+  case H5T_REFERENCE:
+    return "a reference type";
+  case H5T_VLEN:
+    return "a variable-length type";
+  case H5T_TIME:
+    return "a time type";
+  default:
+    return "an unknown type";
   }
 }
 
 const char *tsr_h5_filter_name(H5Z_filter_t id) {
   switch (id) {
-  case H5Z_FILTER_DEFLATE: return "gzip";
-  case H5Z_FILTER_SHUFFLE: return "shuffle";
-  case H5Z_FILTER_FLETCHER32: return "fletcher32";
-  case H5Z_FILTER_SZIP: return "szip";
-  case H5Z_FILTER_NBIT: return "nbit";
-  case H5Z_FILTER_SCALEOFFSET: return "scaleoffset";
-  case 32000: return "lzf";
-  case 32001: return "blosc";
-  case 32004: return "lz4";
-  case 32008: return "bitshuffle";
-  case 32015: return "zstd";
-  default: return "unknown";
+  case H5Z_FILTER_DEFLATE:
+    return "gzip";
+  case H5Z_FILTER_SHUFFLE:
+    return "shuffle";
+  case H5Z_FILTER_FLETCHER32:
+    return "fletcher32";
+  case H5Z_FILTER_SZIP:
+    return "szip";
+  case H5Z_FILTER_NBIT:
+    return "nbit";
+  case H5Z_FILTER_SCALEOFFSET:
+    return "scaleoffset";
+  case 32000:
+    return "lzf";
+  case 32001:
+    return "blosc";
+  case 32004:
+    return "lz4";
+  case 32008:
+    return "bitshuffle";
+  case 32015:
+    return "zstd";
+  default:
+    return "unknown";
   }
 }
 
@@ -105,7 +127,8 @@ int tsr_h5_check_file(const char *path) {
   struct stat sb;
   if (stat(path, &sb) != 0)
     return TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  if (S_ISDIR(sb.st_mode)) return TSR_ERROR(TSR_ERR_IO, "'%s' is a directory, not an HDF5 file", path);
+  if (S_ISDIR(sb.st_mode))
+    return TSR_ERROR(TSR_ERR_IO, "'%s' is a directory, not an HDF5 file", path);
   if (access(path, R_OK) != 0)
     return TSR_ERROR(TSR_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
 #if H5_VERSION_GE(1, 12, 0)

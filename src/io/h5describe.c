@@ -71,7 +71,9 @@ static int describe_space(hid_t dset, const char *path, const char *name, tsr_h5
     return TSR_ERROR(TSR_ERR_VALUE,
                      "dataset '%s' in '%s' has %d dimensions%s: load reads datasets of 1 to %d",
                      name, path, sc == H5S_SIMPLE ? nd : 0,
-                     sc == H5S_SCALAR ? " (a scalar)" : sc == H5S_NULL ? " (no data)" : "",
+                     sc == H5S_SCALAR ? " (a scalar)"
+                     : sc == H5S_NULL ? " (no data)"
+                                      : "",
                      TSR_MAXDIM);
   m->ndim = nd;
   for (int a = 0; a < nd; a++) m->shape[a] = (int64_t)dims[a];
@@ -94,7 +96,8 @@ static int describe_layout(hid_t dset, const char *path, const char *name, tsr_h
     unsigned flags = 0, cd[8];
     size_t ncd = 8;
     char fname[64] = "";
-    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, NULL);
+    H5Z_filter_t id =
+        H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, sizeof fname, fname, NULL);
     if (id < 0 || H5Zfilter_avail(id) <= 0)
       st = TSR_ERROR(TSR_ERR_IO,
                      "dataset '%s' in '%s' uses filter %d (%s), which this HDF5 cannot decode",

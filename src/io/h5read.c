@@ -27,8 +27,7 @@ struct tsr_h5_reader {
   char *path, *name;
 };
 
-int tsr_h5_reader_open(const char *path, const char *dataset, int collective,
-                       tsr_h5_reader **out) {
+int tsr_h5_reader_open(const char *path, const char *dataset, int collective, tsr_h5_reader **out) {
   tsr_h5_quiet();
   tsr_h5_reader *r;
   TSR_CALLOC(r, 1, sizeof *r);
@@ -55,7 +54,8 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective,
     H5Sclose(space);
     H5Tclose(type);
     r->dxpl = tsr_h5_transfer(r->collective);
-    if (r->dxpl < 0) st = TSR_ERROR(TSR_ERR_IO, "cannot set up reading '%s' in '%s'", dataset, path);
+    if (r->dxpl < 0)
+      st = TSR_ERROR(TSR_ERR_IO, "cannot set up reading '%s' in '%s'", dataset, path);
   }
   if (st != TSR_OK) {
     tsr_h5_reader_close(r);
@@ -65,8 +65,8 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective,
   return TSR_OK;
 }
 
-int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride,
-                const int64_t *count, double *out) {
+int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride, const int64_t *count,
+                double *out) {
   hsize_t s[H5S_MAX_RANK], t[H5S_MAX_RANK], c[H5S_MAX_RANK], one = 1;
   double dummy;
   hid_t fspace = H5Dget_space(r->dset), mspace = -1;
@@ -88,7 +88,8 @@ int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride,
     out = &dummy;
     n = 0;
   }
-  if (st == TSR_OK && (mspace < 0 || H5Dread(r->dset, H5T_NATIVE_DOUBLE, mspace, fspace, r->dxpl, out) < 0))
+  if (st == TSR_OK &&
+      (mspace < 0 || H5Dread(r->dset, H5T_NATIVE_DOUBLE, mspace, fspace, r->dxpl, out) < 0))
     st = TSR_ERR_IO;
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);

@@ -45,7 +45,8 @@ static int writer_start(const char *tmp, const char *final, int collective, int 
   if (w->file >= 0) w->dxpl = tsr_h5_transfer(w->collective);
   if (w->file < 0 || w->dxpl < 0) {
     tsr_h5_writer_close(w);
-    return TSR_ERROR(TSR_ERR_IO, "cannot %s the temporary file of '%s'", create ? "create" : "open", final);
+    return TSR_ERROR(TSR_ERR_IO, "cannot %s the temporary file of '%s'", create ? "create" : "open",
+                     final);
   }
   *out = w;
   return TSR_OK;
@@ -91,8 +92,8 @@ int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t
   if (!bad) bad |= H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0;
   hid_t d = -1;
   if (!bad) {
-    d = H5Dcreate2(w->file, dataset, float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, lcpl,
-                   dcpl, H5P_DEFAULT);
+    d = H5Dcreate2(w->file, dataset, float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, lcpl, dcpl,
+                   H5P_DEFAULT);
     bad = d < 0;
   }
   if (space >= 0) H5Sclose(space);
@@ -118,8 +119,8 @@ static int dataset_of(tsr_h5_writer *w, const char *dataset, hid_t *d, int *f32)
 
 /* float32 datasets get float32 buffers: rounding is plain C's, and parallel
  * HDF5 1.10 cannot convert types while writing compressed chunks. */
-int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start,
-                 const int64_t *count, const double *data) {
+int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start, const int64_t *count,
+                 const double *data) {
   hid_t d;
   int f32 = 0;
   TSR_CHECK(dataset_of(w, dataset, &d, &f32));
@@ -221,5 +222,6 @@ int tsr_h5_gzip_available(void) {
   tsr_h5_quiet();
   unsigned cfg = 0;
   return H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 &&
-         H5Zget_filter_info(H5Z_FILTER_DEFLATE, &cfg) >= 0 && (cfg & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
+         H5Zget_filter_info(H5Z_FILTER_DEFLATE, &cfg) >= 0 &&
+         (cfg & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
 }

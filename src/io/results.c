@@ -23,7 +23,7 @@
 
 /* A negative HDF5 status as TSR_ERR_IO naming the step, the object and the
  * file (H5_CHECK, io/h5check.h). */
-#define RESULTS_CHECK(expr, what, name, path)                                  \
+#define RESULTS_CHECK(expr, what, name, path) \
   H5_CHECK((expr), TSR_ERR_IO, "cannot %s '%s' in results file '%s'", (what), (name), (path))
 
 static size_t item_count(const tsr_result_item *it) {
@@ -36,26 +36,22 @@ static size_t item_count(const tsr_result_item *it) {
 static int check_item(const char *path, const tsr_result_item *it, int i) {
   if (!it->name || !it->name[0] || it->ndim < 0 || it->ndim > H5S_MAX_RANK ||
       (it->ndim > 0 && !it->shape))
-    return TSR_ERROR(TSR_ERR_INTERNAL, "malformed result item %d for '%s'", i,
-                     path);
+    return TSR_ERROR(TSR_ERR_INTERNAL, "malformed result item %d for '%s'", i, path);
   for (int d = 0; d < it->ndim; d++)
     if (it->shape[d] < 0)
-      return TSR_ERROR(TSR_ERR_INTERNAL, "negative extent in result '%s'",
-                       it->name);
+      return TSR_ERROR(TSR_ERR_INTERNAL, "negative extent in result '%s'", it->name);
   if (!it->data && item_count(it) > 0)
     return TSR_ERROR(TSR_ERR_INTERNAL, "result '%s' has no data", it->name);
   return TSR_OK;
 }
 
 /* Duplicates are checked up front so that they never cost a partial file. */
-static int check_items(const char *path, const tsr_result_item *items,
-                       int nitems) {
+static int check_items(const char *path, const tsr_result_item *items, int nitems) {
   for (int i = 0; i < nitems; i++) {
     TSR_CHECK(check_item(path, &items[i], i));
     for (int j = 0; j < i; j++)
       if (strcmp(items[j].name, items[i].name) == 0)
-        return TSR_ERROR(TSR_ERR_VALUE,
-                         "duplicate result name '%s' for results file '%s'",
+        return TSR_ERROR(TSR_ERR_VALUE, "duplicate result name '%s' for results file '%s'",
                          items[i].name, path);
   }
   return TSR_OK;
@@ -64,8 +60,7 @@ static int check_items(const char *path, const tsr_result_item *items,
 static int check_attrs(const char *path, const tsr_attr *attrs, int nattrs) {
   for (int i = 0; i < nattrs; i++)
     if (!attrs[i].key || !attrs[i].key[0])
-      return TSR_ERROR(TSR_ERR_INTERNAL, "malformed attribute %d for '%s'", i,
-                       path);
+      return TSR_ERROR(TSR_ERR_INTERNAL, "malformed attribute %d for '%s'", i, path);
   return TSR_OK;
 }
 
@@ -79,14 +74,12 @@ static hid_t make_space(const tsr_result_item *it) {
 
 /* Converts to float ourselves so rounding is plain C semantics, independent
  * of the HDF5 version's overflow handling. */
-static int write_float32(hid_t dset, const tsr_result_item *it,
-                         const char *path) {
+static int write_float32(hid_t dset, const tsr_result_item *it, const char *path) {
   size_t n = item_count(it);
   float *buf;
   TSR_MALLOC(buf, n * sizeof *buf);
   for (size_t k = 0; k < n; k++) buf[k] = (float)it->data[k];
-  herr_t st = H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                       buf);
+  herr_t st = H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   free(buf);
   RESULTS_CHECK(st, "write dataset", it->name, path);
   return TSR_OK;
@@ -95,9 +88,8 @@ static int write_float32(hid_t dset, const tsr_result_item *it,
 static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
   if (item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
   if (it->is_float32) return write_float32(dset, it, path);
-  RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    it->data),
-           "write dataset", it->name, path);
+  RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->data),
+                "write dataset", it->name, path);
   return TSR_OK;
 }
 
@@ -105,8 +97,7 @@ static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
   hid_t space = make_space(it);
   RESULTS_CHECK(space, "create dataspace for", it->name, path);
   hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT);
+  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   H5Sclose(space);
   RESULTS_CHECK(dset, "create dataset", it->name, path);
   int st = write_data(dset, it, path);
@@ -120,8 +111,7 @@ static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
 static hid_t make_string_type(void) {
   hid_t type = H5Tcopy(H5T_C_S1);
   if (type < 0) return type;
-  if (H5Tset_size(type, H5T_VARIABLE) < 0 ||
-      H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
+  if (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0) {
     H5Tclose(type);
     return -1;
   }
@@ -131,12 +121,10 @@ static hid_t make_string_type(void) {
 static herr_t write_attr_value(hid_t file, const tsr_attr *a, hid_t space) {
   hid_t ftype = a->text ? make_string_type() : H5Tcopy(H5T_IEEE_F64LE);
   if (ftype < 0) return -1;
-  hid_t attr = H5Acreate2(file, a->key, ftype, space, H5P_DEFAULT,
-                          H5P_DEFAULT);
+  hid_t attr = H5Acreate2(file, a->key, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
   herr_t st = -1;
   if (attr >= 0) {
-    st = a->text ? H5Awrite(attr, ftype, &a->text)
-                 : H5Awrite(attr, H5T_NATIVE_DOUBLE, &a->number);
+    st = a->text ? H5Awrite(attr, ftype, &a->text) : H5Awrite(attr, H5T_NATIVE_DOUBLE, &a->number);
     if (H5Aclose(attr) < 0) st = -1;
   }
   H5Tclose(ftype);
@@ -152,8 +140,7 @@ static int write_attr(hid_t file, const tsr_attr *a, const char *path) {
   return TSR_OK;
 }
 
-static int write_contents(hid_t file, const char *path,
-                          const tsr_result_item *items, int nitems,
+static int write_contents(hid_t file, const char *path, const tsr_result_item *items, int nitems,
                           const tsr_attr *attrs, int nattrs) {
   for (int i = 0; i < nitems; i++) TSR_CHECK(write_item(file, &items[i], path));
   for (int i = 0; i < nattrs; i++) TSR_CHECK(write_attr(file, &attrs[i], path));
@@ -161,8 +148,7 @@ static int write_contents(hid_t file, const char *path,
 }
 
 static int io_error(const char *path, int err) {
-  return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s': %s", path,
-                   strerror(err));
+  return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s': %s", path, strerror(err));
 }
 
 /* Claims the temporary name with O_EXCL first: it gives an exact errno for
@@ -175,17 +161,14 @@ static int reserve_tmp(const char *path, const char *tmp) {
 }
 
 /* Writes the complete HDF5 file under tmp, which reserve_tmp created. */
-static int write_tmp(const char *path, const char *tmp,
-                     const tsr_result_item *items, int nitems,
+static int write_tmp(const char *path, const char *tmp, const tsr_result_item *items, int nitems,
                      const tsr_attr *attrs, int nattrs) {
   hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0)
-    return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s'", path);
+  if (file < 0) return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s'", path);
   int st = write_contents(file, path, items, nitems, attrs, nattrs);
   herr_t closed = H5Fclose(file);
   if (st != TSR_OK) return st;
-  if (closed < 0)
-    return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+  if (closed < 0) return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
   return TSR_OK;
 }
 
@@ -200,9 +183,8 @@ static int sync_file(const char *path, const char *tmp) {
   return rc < 0 ? io_error(path, err) : TSR_OK;
 }
 
-static int write_and_rename(const char *path, const char *tmp,
-                            const tsr_result_item *items, int nitems,
-                            const tsr_attr *attrs, int nattrs) {
+static int write_and_rename(const char *path, const char *tmp, const tsr_result_item *items,
+                            int nitems, const tsr_attr *attrs, int nattrs) {
   TSR_CHECK(write_tmp(path, tmp, items, nitems, attrs, nattrs));
   TSR_CHECK(sync_file(path, tmp));
   if (rename(tmp, path) < 0) return io_error(path, errno);

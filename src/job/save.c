@@ -93,9 +93,11 @@ static int check_target(const char *path, int overwrite, const char *results_pat
   if (results_path && !strcmp(path, results_path))
     return target_error(path, TSR_ERR_VALUE, "'%s' is also the results file (-o)%s", "");
   if (stat(path, &sb) == 0) {
-    if (S_ISDIR(sb.st_mode)) return target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", "it is a directory");
+    if (S_ISDIR(sb.st_mode))
+      return target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", "it is a directory");
     if (!overwrite)
-      return target_error(path, TSR_ERR_IO, "'%s' exists%s: run with --overwrite to replace it", "");
+      return target_error(path, TSR_ERR_IO, "'%s' exists%s: run with --overwrite to replace it",
+                          "");
   }
   size_t len = strlen(path) + 32;
   char *tmp = malloc(len);
@@ -116,7 +118,8 @@ int tsr_save_check(int overwrite, const char *results_path) {
   int st = list_files();
   if (nfiles == 0) return st;
   if (tsr_comm_rank() == 0)
-    for (int i = 0; i < nfiles && st == TSR_OK; i++) st = check_target(files[i].path, overwrite, results_path);
+    for (int i = 0; i < nfiles && st == TSR_OK; i++)
+      st = check_target(files[i].path, overwrite, results_path);
   return tsr_agree_rank0(st, "cannot write a saved file");
 }
 
@@ -132,7 +135,8 @@ static void hdf5_chunks(const tsr_node *n, int64_t *chunk) {
   const tsr_grid *g = &n->grid;
   for (int a = 0; a < g->ndim; a++) {
     chunk[a] = 1;
-    for (int64_t c = 0; c < g->nchunks[a]; c++) chunk[a] = g->sizes[a][c] > chunk[a] ? g->sizes[a][c] : chunk[a];
+    for (int64_t c = 0; c < g->nchunks[a]; c++)
+      chunk[a] = g->sizes[a][c] > chunk[a] ? g->sizes[a][c] : chunk[a];
   }
   tsr_h5_cap_chunk(g->ndim, chunk, n->dtype == TSR_F32 ? 4 : 8);
 }

@@ -312,8 +312,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
  * barrier) and returns the compute time of each run in times[], and the
  * communication time of the last run in *last_comm (the first run may pay
  * one-time costs, such as NCCL's connection setup). */
-static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times,
-                         double *last_comm) {
+static int compute_timed(tsr_exec *ex, tsr_value *v, int repeat, double *times, double *last_comm) {
   for (int r = 0; r < repeat; r++) {
     tsr_nodes_clear_values();
     TSR_CHECK(tsr_comm_barrier());
@@ -343,9 +342,10 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
     st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
                           "save() writes files only in job files (tessera run FILE)");
   if (st == TSR_OK && !is_small(&v))
-    st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
-                          "the result has %lld elements; eval prints at most %lld: reduce or slice it",
-                          (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
+    st = tsr_source_error(
+        &src, e->line, e->col, TSR_ERR_VALUE,
+        "the result has %lld elements; eval prints at most %lld: reduce or slice it",
+        (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
   double parsed = tsr_trace_now();
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
   if (st == TSR_OK) st = check_value(&ex, &v);

@@ -33,7 +33,8 @@ static int knob_bool(const char *name, int def, int *out) {
   const char *v = getenv(name);
   *out = def;
   if (!v || !*v) return TSR_OK;
-  static const char *const on[] = {"1", "yes", "true", "on"}, *const off[] = {"0", "no", "false", "off"};
+  static const char *const on[] = {"1", "yes", "true", "on"}, *const off[] = {"0", "no", "false",
+                                                                              "off"};
   for (int i = 0; i < 4; i++) {
     if (!strcasecmp(v, on[i])) return *out = 1, TSR_OK;
     if (!strcasecmp(v, off[i])) return *out = 0, TSR_OK;
@@ -49,7 +50,8 @@ static int knob_seconds(const char *name, double def, double *out) {
   char *end;
   errno = 0;
   double x = strtod(v, &end);
-  if (errno || *end || !(x > 0) || !isfinite(x)) return bad_knob(name, v, "a positive number of seconds");
+  if (errno || *end || !(x > 0) || !isfinite(x))
+    return bad_knob(name, v, "a positive number of seconds");
   *out = x;
   return TSR_OK;
 }
@@ -112,10 +114,12 @@ static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
   const tsr_backend_ops *gpu = tsr_backend_find("cuda");
   if (opt->backend == TSR_BACKEND_CUDA) {
     if (!gpu)
-      return TSR_ERROR(TSR_ERR_BACKEND, "%s",
-                       "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)");
+      return TSR_ERROR(
+          TSR_ERR_BACKEND, "%s",
+          "--backend=cuda: this tessera was built without CUDA (reconfigure with --with-cuda)");
     if (!gpu->available())
-      return TSR_ERROR(TSR_ERR_BACKEND, "%s", "--backend=cuda: no usable GPU is visible to this rank");
+      return TSR_ERROR(TSR_ERR_BACKEND, "%s",
+                       "--backend=cuda: no usable GPU is visible to this rank");
     *be = gpu;
   } else if (opt->backend == TSR_BACKEND_AUTO && gpu && gpu->available()) {
     *be = gpu;
@@ -165,17 +169,15 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->rank = tsr_comm_rank();
   ex->size = tsr_comm_size();
   ex->threads = opt->threads > 0 ? opt->threads : default_threads();
-  ex->mem_limit = opt->mem_limit ? opt->mem_limit
-                                 : available_memory() / 2 / (size_t)tsr_comm_local_size();
+  ex->mem_limit =
+      opt->mem_limit ? opt->mem_limit : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;
-  tsr_backend_config cfg = {.threads = ex->threads,
-                            .mem_limit = opt->mem_limit,
-                            .dense = k.gpu_linalg,
-                            .fault = k.fault};
+  tsr_backend_config cfg = {
+      .threads = ex->threads, .mem_limit = opt->mem_limit, .dense = k.gpu_linalg, .fault = k.fault};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, &cfg));
   return tsr_be_setup(ex->be, &cfg);
 }

@@ -108,7 +108,8 @@ int tsr_summary_report(const tsr_exec *ex, const tsr_run_times *t, FILE *out) {
   if (tsr_comm_rank() == 0) {
     size_t bytes = 0;
     for (int r = 0; r < size; r++) bytes += recvn[r];
-    if (bytes == sizeof(rank_figures) * (size_t)size) print_table(out, t, (const rank_figures *)recv, size);
+    if (bytes == sizeof(rank_figures) * (size_t)size)
+      print_table(out, t, (const rank_figures *)recv, size);
     fflush(out);
   }
   free(recv);

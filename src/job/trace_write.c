@@ -87,16 +87,22 @@ static void put(text *t, const char *fmt, ...) {
 static void put_escaped(text *t, const char *s) {
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') put(t, "\\%c", c);
-    else if (c < 0x20) put(t, "\\u%04x", c);
-    else put(t, "%c", c);
+    if (c == '"' || c == '\\')
+      put(t, "\\%c", c);
+    else if (c < 0x20)
+      put(t, "\\u%04x", c);
+    else
+      put(t, "%c", c);
   }
 }
 
 static void thread_row_name(int tid, char *buf, size_t n) {
-  if (tid == 0) snprintf(buf, n, "thread 0 (main)");
-  else if (tid >= TSR_TRACE_TID_DEVICE) snprintf(buf, n, "GPU stream of thread %d", tid - TSR_TRACE_TID_DEVICE);
-  else snprintf(buf, n, "thread %d", tid);
+  if (tid == 0)
+    snprintf(buf, n, "thread 0 (main)");
+  else if (tid >= TSR_TRACE_TID_DEVICE)
+    snprintf(buf, n, "GPU stream of thread %d", tid - TSR_TRACE_TID_DEVICE);
+  else
+    snprintf(buf, n, "thread %d", tid);
 }
 
 /* The thread rows of a rank: every tid that has a span, main thread first. */
@@ -129,9 +135,13 @@ static void format_rows(text *t, int rank) {
   char name[64];
   for (int64_t k = 0; k < r.n && !r.failed; k++) {
     thread_row_name(r.tid[k], name, sizeof name);
-    put(t, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}},\n",
+    put(t,
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s\"}},"
+        "\n",
         rank, r.tid[k], name);
-    put(t, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}},\n",
+    put(t,
+        "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_"
+        "index\":%d}},\n",
         rank, r.tid[k], r.tid[k]);
   }
   free(r.tid);
@@ -150,7 +160,8 @@ static void format_span(const tsr_trace_rec *s, void *arg) {
   double ts = (s->t0 - o->shift) * 1e6, dur = (s->t1 - s->t0) * 1e6;
   put(t, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"", tsr_trace_cat_name(s->cat));
   put_escaped(t, s->name ? s->name : "?");
-  put(t, "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{", o->rank, (int)s->tid, ts, dur);
+  put(t, "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{", o->rank, (int)s->tid, ts,
+      dur);
   const char *sep = "";
   if (s->a.chunk >= 0) {
     put(t, "\"chunk\":%lld", (long long)s->a.chunk);
@@ -167,11 +178,14 @@ static void format_rank(text *t, int rank, double offset, double origin) {
   char host[256] = "?";
   gethostname(host, sizeof host - 1);
   host[sizeof host - 1] = '\0';
-  put(t, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"rank %d (",
+  put(t,
+      "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"rank %d (",
       rank, rank);
   put_escaped(t, host);
   put(t, ")\"}},\n");
-  put(t, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"args\":{\"sort_index\":%d}},\n",
+  put(t,
+      "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%d,\"tid\":0,\"args\":{\"sort_index\":"
+      "%d}},\n",
       rank, rank);
   format_rows(t, rank);
   span_out o = {t, rank, offset + origin};
@@ -180,8 +194,9 @@ static void format_rank(text *t, int rank, double offset, double origin) {
 
 static int write_file(FILE *f, const char *meta, const char *all, const size_t *counts, int size,
                       int64_t total_dropped) {
-  fprintf(f, "{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":\"tessera\",\"ranks\":%d,"
-             "\"dropped_spans\":%lld%s%s},\n\"traceEvents\":[\n",
+  fprintf(f,
+          "{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"generator\":\"tessera\",\"ranks\":%d,"
+          "\"dropped_spans\":%lld%s%s},\n\"traceEvents\":[\n",
           size, (long long)total_dropped, meta && *meta ? "," : "", meta ? meta : "");
   size_t off = 0;
   for (int r = 0; r < size; r++) {
@@ -280,13 +295,15 @@ int tsr_trace_write(const char *path, const char *meta) {
   size_t *counts = NULL;
   int64_t total_dropped = 0;
   int st = collect(&all, &counts, &total_dropped);
-  if (st == TSR_OK && tsr_comm_rank() == 0) st = finish_file(path, meta, all, counts, total_dropped);
+  if (st == TSR_OK && tsr_comm_rank() == 0)
+    st = finish_file(path, meta, all, counts, total_dropped);
   free(all);
   free(counts);
   tsr_trace_clear();
   int worst = st;
   if (tsr_comm_max_int(st, &worst) != TSR_OK) return TSR_ERR_COMM;
-  if (st != TSR_OK) tsr_error_set_scope(TSR_SCOPE_LOCAL);
+  if (st != TSR_OK)
+    tsr_error_set_scope(TSR_SCOPE_LOCAL);
   else if (worst != TSR_OK) {
     st = TSR_ERROR(worst, "rank 0 could not write the trace file");
     tsr_error_set_scope(TSR_SCOPE_SILENT);

@@ -26,28 +26,45 @@ static inline TSR_EW_HD double tsr_ew_nan_max(double x, double y) {
 
 static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
   switch (op) {
-  case EW_NEG: return -x;
-  case EW_ABS: return fabs(x);
-  case EW_SQRT: return sqrt(x);
-  case EW_EXP: return exp(x);
-  case EW_LOG: return log(x);
-  case EW_SIN: return sin(x);
-  case EW_COS: return cos(x);
-  case EW_TANH: return tanh(x);
-  default: return x;
+  case EW_NEG:
+    return -x;
+  case EW_ABS:
+    return fabs(x);
+  case EW_SQRT:
+    return sqrt(x);
+  case EW_EXP:
+    return exp(x);
+  case EW_LOG:
+    return log(x);
+  case EW_SIN:
+    return sin(x);
+  case EW_COS:
+    return cos(x);
+  case EW_TANH:
+    return tanh(x);
+  default:
+    return x;
   }
 }
 
 static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
   switch (op) {
-  case EW_ADD: return x + y;
-  case EW_SUB: return x - y;
-  case EW_MUL: return x * y;
-  case EW_DIV: return x / y;
-  case EW_POW: return pow(x, y);
-  case EW_MIN: return tsr_ew_nan_min(x, y);
-  case EW_MAX: return tsr_ew_nan_max(x, y);
-  default: return (double)NAN;
+  case EW_ADD:
+    return x + y;
+  case EW_SUB:
+    return x - y;
+  case EW_MUL:
+    return x * y;
+  case EW_DIV:
+    return x / y;
+  case EW_POW:
+    return pow(x, y);
+  case EW_MIN:
+    return tsr_ew_nan_min(x, y);
+  case EW_MAX:
+    return tsr_ew_nan_max(x, y);
+  default:
+    return (double)NAN;
   }
 }
 

@@ -16,8 +16,22 @@ typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
 
 /* Elementwise operations: the ids of the ops table (eval/ops.c) and of kernels. */
 typedef enum tsr_ew_op {
-  EW_NEG, EW_ABS, EW_SQRT, EW_EXP, EW_LOG, EW_SIN, EW_COS, EW_TANH, EW_COPY,
-  EW_ADD, EW_SUB, EW_MUL, EW_DIV, EW_POW, EW_MIN, EW_MAX,
+  EW_NEG,
+  EW_ABS,
+  EW_SQRT,
+  EW_EXP,
+  EW_LOG,
+  EW_SIN,
+  EW_COS,
+  EW_TANH,
+  EW_COPY,
+  EW_ADD,
+  EW_SUB,
+  EW_MUL,
+  EW_DIV,
+  EW_POW,
+  EW_MIN,
+  EW_MAX,
   EW_NOPS
 } tsr_ew_op;
 

@@ -227,8 +227,8 @@ static void philox_rounds(const round_keys *rk, int n, words *w) {
 
 /* Philox of the counters of elements e + i*de, i < n. The counters are set
  * up to a whole vector so that the vector rounds read no garbage. */
-static void philox_block(const round_keys *rk, uint32_t stream, uint64_t e, int64_t de,
-                         int n, words *w) {
+static void philox_block(const round_keys *rk, uint32_t stream, uint64_t e, int64_t de, int n,
+                         words *w) {
   int padded = (n + PHILOX_LANES - 1) / PHILOX_LANES * PHILOX_LANES;
   TSR_SIMD
   for (int i = 0; i < padded; i++) {
@@ -315,8 +315,8 @@ typedef void (*elems_fn)(uint64_t e, int64_t de, int n, const words *w, double *
 
 /* de == 1: one counter per pair of elements; an element whose partner lies
  * outside the range (odd e0, or the last one) takes the reference path. */
-static void fill_contiguous(uint64_t key, uint32_t stream, uint64_t e0, size_t n,
-                            double *out, value_at_fn at, pairs_fn pairs) {
+static void fill_contiguous(uint64_t key, uint32_t stream, uint64_t e0, size_t n, double *out,
+                            value_at_fn at, pairs_fn pairs) {
   if (n > 0 && (e0 & 1)) {
     *out++ = at(key, stream, e0++);
     n--;
@@ -344,16 +344,16 @@ static void fill_strided(uint64_t key, uint32_t stream, uint64_t e0, int64_t de,
   }
 }
 
-void tsr_rng_fill_uniform(uint64_t key, uint32_t stream, uint64_t e0, int64_t de,
-                          size_t n, double *out) {
+void tsr_rng_fill_uniform(uint64_t key, uint32_t stream, uint64_t e0, int64_t de, size_t n,
+                          double *out) {
   if (de == 1)
     fill_contiguous(key, stream, e0, n, out, tsr_rng_uniform_at, uniform_pairs);
   else
     fill_strided(key, stream, e0, de, n, out, uniform_elems);
 }
 
-void tsr_rng_fill_normal(uint64_t key, uint32_t stream, uint64_t e0, int64_t de,
-                         size_t n, double *out) {
+void tsr_rng_fill_normal(uint64_t key, uint32_t stream, uint64_t e0, int64_t de, size_t n,
+                         double *out) {
   if (de == 1)
     fill_contiguous(key, stream, e0, n, out, tsr_rng_normal_at, normal_pairs);
   else

@@ -30,9 +30,9 @@ double tsr_rng_normal_at(uint64_t key, uint32_t stream, uint64_t e);
 /* out[i] = value of element e0 + i*de for i in [0, n): the same bits as the
  * _at functions, computed fast (vectorizable loops; one Philox call per pair
  * of elements when de == 1). de may be 0 or negative; every e must be >= 0. */
-void tsr_rng_fill_uniform(uint64_t key, uint32_t stream, uint64_t e0, int64_t de,
-                          size_t n, double *out);
-void tsr_rng_fill_normal(uint64_t key, uint32_t stream, uint64_t e0, int64_t de,
-                         size_t n, double *out);
+void tsr_rng_fill_uniform(uint64_t key, uint32_t stream, uint64_t e0, int64_t de, size_t n,
+                          double *out);
+void tsr_rng_fill_normal(uint64_t key, uint32_t stream, uint64_t e0, int64_t de, size_t n,
+                         double *out);
 
 #endif

@@ -10,19 +10,19 @@
 #define TSR_AST_H
 
 typedef enum ast_kind {
-  AST_NUM,    /* number literal: num (and ival/is_int for integers)         */
-  AST_STR,    /* string literal: str (escapes resolved)                     */
-  AST_NAME,   /* identifier: str                                            */
-  AST_NONE,   /* None                                                       */
-  AST_BOOL,   /* True/False: ival = 1/0                                     */
-  AST_TUPLE,  /* (a, b, ...) or a bare "a, b": items/nitems                 */
-  AST_UNARY,  /* op ('-' or '+') applied to left                            */
-  AST_BINOP,  /* left op right; op is '+','-','*','/','@' or AST_OP_POW     */
-  AST_CALL,   /* callee(items..., kwnames[i]=kwvalues[i]...)                */
-  AST_ATTR,   /* left.str (a method reference or an attribute like .shape)  */
-  AST_INDEX,  /* left[items...]: each item an expression, AST_SLICE or      */
-              /* AST_NONE (newaxis)                                         */
-  AST_SLICE   /* start:stop:step inside an index; NULL parts are omitted    */
+  AST_NUM,   /* number literal: num (and ival/is_int for integers)         */
+  AST_STR,   /* string literal: str (escapes resolved)                     */
+  AST_NAME,  /* identifier: str                                            */
+  AST_NONE,  /* None                                                       */
+  AST_BOOL,  /* True/False: ival = 1/0                                     */
+  AST_TUPLE, /* (a, b, ...) or a bare "a, b": items/nitems                 */
+  AST_UNARY, /* op ('-' or '+') applied to left                            */
+  AST_BINOP, /* left op right; op is '+','-','*','/','@' or AST_OP_POW     */
+  AST_CALL,  /* callee(items..., kwnames[i]=kwvalues[i]...)                */
+  AST_ATTR,  /* left.str (a method reference or an attribute like .shape)  */
+  AST_INDEX, /* left[items...]: each item an expression, AST_SLICE or      */
+             /* AST_NONE (newaxis)                                         */
+  AST_SLICE  /* start:stop:step inside an index; NULL parts are omitted    */
 } ast_kind;
 
 enum { AST_OP_POW = 'P' }; /* '**' */
@@ -40,8 +40,8 @@ struct ast_node {
   ast_node *callee;       /* AST_CALL: the function (AST_NAME or AST_ATTR) */
   ast_node **items;       /* tuple elements, call positional args, subscripts */
   int nitems;
-  char **kwnames;         /* AST_CALL keyword names ... */
-  ast_node **kwvalues;    /* ... and their values */
+  char **kwnames;      /* AST_CALL keyword names ... */
+  ast_node **kwvalues; /* ... and their values */
   int nkw;
   ast_node *start, *stop, *step; /* AST_SLICE parts (NULL when omitted) */
 };
@@ -77,8 +77,8 @@ void tsr_ast_program_free(ast_program *prog);
 /* Records an error located in the source: the message reads
  *   "NAME:LINE:COL: <message>\n    <the source line>\n    <spaces>^"
  * (the first line alone when line <= 0). Returns code, like tsr_error_set. */
-int tsr_source_error(const tsr_source *src, int line, int col, int code,
-                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int tsr_source_error(const tsr_source *src, int line, int col, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Of the n candidates, the one closest to word by edit distance (NULL when
  * none is close enough to be a plausible misspelling). */

@@ -32,9 +32,9 @@ typedef struct lexer {
 /* Longest first, so that "**=" is not read as "**" then "=". Operators the
  * language rejects are still tokens: the parser can then say "operator '%'
  * is not supported" instead of a vaguer "unexpected character". */
-static const char *const multi_ops[] = {
-    "**=", "//=", ">>=", "<<=", "**", "//", "<<", ">>", "<=", ">=", "==",
-    "!=",  "+=",  "-=",  "*=",  "/=", "%=", "@=", "&=", "|=", "^="};
+static const char *const multi_ops[] = {"**=", "//=", ">>=", "<<=", "**", "//", "<<",
+                                        ">>",  "<=",  ">=",  "==",  "!=", "+=", "-=",
+                                        "*=",  "/=",  "%=",  "@=",  "&=", "|=", "^="};
 static const char single_ops[] = "+-*/@%&|^~<>=()[]{},:;.";
 
 static void advance(lexer *lx) {
@@ -48,11 +48,10 @@ static void advance(lexer *lx) {
 }
 
 static void advance_n(lexer *lx, int n) {
-  while (n-- > 0)
-    advance(lx);
+  while (n-- > 0) advance(lx);
 }
 
-#define LEX_ERROR(lx, line, col, ...)                                          \
+#define LEX_ERROR(lx, line, col, ...) \
   tsr_source_error((lx)->src, (line), (col), TSR_ERR_SYNTAX, __VA_ARGS__)
 
 /* Appends a token starting at the current position; the caller fills in the
@@ -62,8 +61,7 @@ static int push_token(lexer *lx, tsr_token_kind kind, tsr_token **tok) {
   if (l->n == l->cap) {
     int cap = l->cap ? 2 * l->cap : 64;
     tsr_token *t = realloc(l->toks, (size_t)cap * sizeof *t);
-    if (!t)
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
+    if (!t) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
     l->toks = t;
     l->cap = cap;
   }
@@ -113,12 +111,10 @@ static int scan_number(const char *s, int *is_int, int *bad) {
   if (*q == 'e' || *q == 'E') {
     *is_int = 0;
     q++;
-    if (*q == '+' || *q == '-')
-      q++;
+    if (*q == '+' || *q == '-') q++;
     const char *digits = q;
     q = scan_digits(q);
-    if (q == digits)
-      *bad = 1;
+    if (q == digits) *bad = 1;
   }
   /* "1abc", "0x1f", "1_": report the whole word, not just its digits */
   while (is_name_char((unsigned char)*q)) {
@@ -129,23 +125,19 @@ static int scan_number(const char *s, int *is_int, int *bad) {
 }
 
 static int has_leading_zero(const char *s, int len) {
-  if (s[0] != '0')
-    return 0;
+  if (s[0] != '0') return 0;
   for (int i = 1; i < len; i++)
-    if (s[i] != '0' && s[i] != '_')
-      return 1;
+    if (s[i] != '0' && s[i] != '_') return 1;
   return 0;
 }
 
 /* Converts the literal (underscores dropped) into tok's value. */
 static int number_value(lexer *lx, tsr_token *tok, int is_int) {
   char *buf = malloc((size_t)tok->len + 1);
-  if (!buf)
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
+  if (!buf) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
   int n = 0;
   for (int i = 0; i < tok->len; i++)
-    if (tok->text[i] != '_')
-      buf[n++] = tok->text[i];
+    if (tok->text[i] != '_') buf[n++] = tok->text[i];
   buf[n] = '\0';
   errno = 0;
   if (is_int) {
@@ -157,20 +149,16 @@ static int number_value(lexer *lx, tsr_token *tok, int is_int) {
   int overflow = is_int && errno == ERANGE;
   free(buf);
   if (overflow)
-    return LEX_ERROR(lx, tok->line, tok->col, "integer '%.*s' is too large",
-                     tok->len, tok->text);
+    return LEX_ERROR(lx, tok->line, tok->col, "integer '%.*s' is too large", tok->len, tok->text);
   return TSR_OK;
 }
 
 static int lex_number(lexer *lx) {
   int is_int, bad;
   int len = scan_number(lx->p, &is_int, &bad);
-  if (bad)
-    return LEX_ERROR(lx, lx->line, lx->col, "invalid number '%.*s'", len,
-                     lx->p);
+  if (bad) return LEX_ERROR(lx, lx->line, lx->col, "invalid number '%.*s'", len, lx->p);
   if (is_int && has_leading_zero(lx->p, len))
-    return LEX_ERROR(lx, lx->line, lx->col,
-                     "invalid number '%.*s': leading zeros are not allowed",
+    return LEX_ERROR(lx, lx->line, lx->col, "invalid number '%.*s': leading zeros are not allowed",
                      len, lx->p);
   tsr_token *tok;
   TSR_CHECK(push_token(lx, is_int ? TSR_TOK_INT : TSR_TOK_FLOAT, &tok));
@@ -191,8 +179,7 @@ static int strbuf_put(strbuf *b, char c) {
   if (b->n + 1 >= b->cap) {
     size_t cap = b->cap ? 2 * b->cap : 32;
     char *s = realloc(b->s, cap);
-    if (!s)
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
+    if (!s) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the lexer");
     b->s = s;
     b->cap = cap;
   }
@@ -259,8 +246,7 @@ static int lex_string_body(lexer *lx, tsr_token *tok, strbuf *b) {
 static int lex_string(lexer *lx) {
   const char quote = *lx->p;
   if (lx->p[1] == quote && lx->p[2] == quote)
-    return LEX_ERROR(lx, lx->line, lx->col,
-                     "triple-quoted strings are not supported");
+    return LEX_ERROR(lx, lx->line, lx->col, "triple-quoted strings are not supported");
   tsr_token *tok;
   TSR_CHECK(push_token(lx, TSR_TOK_STRING, &tok));
   strbuf b = {0};
@@ -276,8 +262,7 @@ static int lex_string(lexer *lx) {
 static int lex_name(lexer *lx) {
   tsr_token *tok;
   TSR_CHECK(push_token(lx, TSR_TOK_NAME, &tok));
-  while (is_name_char((unsigned char)*lx->p))
-    advance(lx);
+  while (is_name_char((unsigned char)*lx->p)) advance(lx);
   tok->len = (int)(lx->p - tok->text);
   return TSR_OK;
 }
@@ -285,8 +270,7 @@ static int lex_name(lexer *lx) {
 static int op_length(const char *p) {
   for (size_t i = 0; i < sizeof multi_ops / sizeof *multi_ops; i++) {
     size_t n = strlen(multi_ops[i]);
-    if (strncmp(p, multi_ops[i], n) == 0)
-      return (int)n;
+    if (strncmp(p, multi_ops[i], n) == 0) return (int)n;
   }
   return *p && strchr(single_ops, *p) ? 1 : 0;
 }
@@ -295,29 +279,22 @@ static int bad_character(lexer *lx) {
   const unsigned char *p = (const unsigned char *)lx->p;
   if (*p >= 0x80) { /* show the whole UTF-8 character, e.g. a stray '×' */
     int n = 1;
-    while (n < 4 && (p[n] & 0xC0) == 0x80)
-      n++;
-    return LEX_ERROR(lx, lx->line, lx->col, "unexpected character '%.*s'", n,
-                     lx->p);
+    while (n < 4 && (p[n] & 0xC0) == 0x80) n++;
+    return LEX_ERROR(lx, lx->line, lx->col, "unexpected character '%.*s'", n, lx->p);
   }
-  if (!isprint(*p))
-    return LEX_ERROR(lx, lx->line, lx->col, "unexpected character '\\x%02x'",
-                     *p);
+  if (!isprint(*p)) return LEX_ERROR(lx, lx->line, lx->col, "unexpected character '\\x%02x'", *p);
   return LEX_ERROR(lx, lx->line, lx->col, "unexpected character '%c'", *p);
 }
 
 static int lex_op(lexer *lx) {
   int len = op_length(lx->p);
-  if (len == 0)
-    return bad_character(lx);
+  if (len == 0) return bad_character(lx);
   tsr_token *tok;
   TSR_CHECK(push_token(lx, TSR_TOK_OP, &tok));
   memcpy(tok->op, lx->p, (size_t)len);
   tok->len = len;
-  if (len == 1 && strchr("([{", *lx->p))
-    lx->depth++;
-  if (len == 1 && strchr(")]}", *lx->p) && lx->depth > 0)
-    lx->depth--;
+  if (len == 1 && strchr("([{", *lx->p)) lx->depth++;
+  if (len == 1 && strchr(")]}", *lx->p) && lx->depth > 0) lx->depth--;
   advance_n(lx, len);
   return TSR_OK;
 }
@@ -325,8 +302,7 @@ static int lex_op(lexer *lx) {
 /* A backslash continues the line when only blanks follow it. */
 static int skip_continuation(lexer *lx) {
   const char *q = lx->p + 1;
-  while (*q == ' ' || *q == '\t' || *q == '\r')
-    q++;
+  while (*q == ' ' || *q == '\t' || *q == '\r') q++;
   if (*q != '\n' && *q != '\0')
     return LEX_ERROR(lx, lx->line, lx->col,
                      "unexpected character after line continuation character");
@@ -335,14 +311,12 @@ static int skip_continuation(lexer *lx) {
 }
 
 static int last_is_newline(const lexer *lx) {
-  return lx->out->n == 0 ||
-         lx->out->toks[lx->out->n - 1].kind == TSR_TOK_NEWLINE;
+  return lx->out->n == 0 || lx->out->toks[lx->out->n - 1].kind == TSR_TOK_NEWLINE;
 }
 
 /* Ends a logical line, once, placed right after the line's last token. */
 static int emit_newline(lexer *lx) {
-  if (last_is_newline(lx))
-    return TSR_OK;
+  if (last_is_newline(lx)) return TSR_OK;
   tsr_token *tok;
   TSR_CHECK(push_token(lx, TSR_TOK_NEWLINE, &tok));
   tok->line = lx->end_line;
@@ -351,15 +325,13 @@ static int emit_newline(lexer *lx) {
 }
 
 static int lex_newline(lexer *lx) {
-  if (lx->depth == 0)
-    TSR_CHECK(emit_newline(lx));
+  if (lx->depth == 0) TSR_CHECK(emit_newline(lx));
   advance(lx);
   return TSR_OK;
 }
 
 static void skip_comment(lexer *lx) {
-  while (*lx->p && *lx->p != '\n')
-    advance(lx);
+  while (*lx->p && *lx->p != '\n') advance(lx);
 }
 
 /* Dispatches on the next character; whitespace and comments yield nothing. */
@@ -373,10 +345,8 @@ static int lex_one(lexer *lx) {
     skip_comment(lx);
     return TSR_OK;
   }
-  if (c == '\n')
-    return lex_newline(lx);
-  if (c == '\\')
-    return skip_continuation(lx);
+  if (c == '\n') return lex_newline(lx);
+  if (c == '\\') return skip_continuation(lx);
   int st;
   if (isdigit(c) || (c == '.' && isdigit((unsigned char)lx->p[1])))
     st = lex_number(lx);
@@ -386,14 +356,12 @@ static int lex_one(lexer *lx) {
     st = lex_string(lx);
   else
     st = lex_op(lx);
-  if (st == TSR_OK)
-    mark_end(lx);
+  if (st == TSR_OK) mark_end(lx);
   return st;
 }
 
 static int lex_all(lexer *lx) {
-  while (*lx->p)
-    TSR_CHECK(lex_one(lx));
+  while (*lx->p) TSR_CHECK(lex_one(lx));
   TSR_CHECK(emit_newline(lx));
   tsr_token *tok;
   TSR_CHECK(push_token(lx, TSR_TOK_EOF, &tok));
@@ -412,14 +380,12 @@ int tsr_lex(const tsr_source *src, tsr_token_list *out) {
               .end_col = 1,
               .out = out};
   int st = lex_all(&lx);
-  if (st != TSR_OK)
-    tsr_token_list_free(out);
+  if (st != TSR_OK) tsr_token_list_free(out);
   return st;
 }
 
 void tsr_token_list_free(tsr_token_list *list) {
-  for (int i = 0; i < list->n; i++)
-    free(list->toks[i].str);
+  for (int i = 0; i < list->n; i++) free(list->toks[i].str);
   free(list->toks);
   memset(list, 0, sizeof *list);
 }

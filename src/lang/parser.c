@@ -40,33 +40,27 @@ typedef struct parser {
   int depth;
 } parser;
 
-#define SYNTAX(p, t, ...)                                                      \
+#define SYNTAX(p, t, ...) \
   tsr_source_error((p)->src, (t)->line, (t)->col, TSR_ERR_SYNTAX, __VA_ARGS__)
 
 static const char *const keywords[] = {
-    "and",      "as",       "assert", "async", "await",  "break",  "class",
-    "continue", "def",      "del",    "elif",  "else",   "except", "finally",
-    "for",      "from",     "global", "if",    "import", "in",     "is",
-    "lambda",   "nonlocal", "not",    "or",    "pass",   "raise",  "return",
-    "try",      "while",    "with",   "yield", NULL};
-static const char *const comparisons[] = {
-    "<", ">", "<=", ">=", "==", "!=", NULL};
-static const char *const other_ops[] = {"%", "//", "&",  "|", "^",
-                                        "~", "<<", ">>", NULL};
+    "and",    "as",   "assert", "async",  "await",    "break", "class", "continue", "def",
+    "del",    "elif", "else",   "except", "finally",  "for",   "from",  "global",   "if",
+    "import", "in",   "is",     "lambda", "nonlocal", "not",   "or",    "pass",     "raise",
+    "return", "try",  "while",  "with",   "yield",    NULL};
+static const char *const comparisons[] = {"<", ">", "<=", ">=", "==", "!=", NULL};
+static const char *const other_ops[] = {"%", "//", "&", "|", "^", "~", "<<", ">>", NULL};
 
 static int parse_expr(parser *p, ast_node **out);
 static int parse_factor(parser *p, ast_node **out);
 
 /* ---- tokens ------------------------------------------------------------ */
 
-static const tsr_token *peek(const parser *p) {
-  return &p->tokens.toks[p->pos];
-}
+static const tsr_token *peek(const parser *p) { return &p->tokens.toks[p->pos]; }
 
 static const tsr_token *next(parser *p) {
   const tsr_token *t = peek(p);
-  if (t->kind != TSR_TOK_EOF)
-    p->pos++;
+  if (t->kind != TSR_TOK_EOF) p->pos++;
   return t;
 }
 
@@ -76,8 +70,7 @@ static int is_op(const tsr_token *t, const char *op) {
 
 static int in_list(const char *s, int len, const char *const *list) {
   for (; *list; list++)
-    if ((int)strlen(*list) == len && strncmp(*list, s, (size_t)len) == 0)
-      return 1;
+    if ((int)strlen(*list) == len && strncmp(*list, s, (size_t)len) == 0) return 1;
   return 0;
 }
 
@@ -91,14 +84,13 @@ static int is_keyword(const tsr_token *t) {
 }
 
 static int is_reserved(const tsr_token *t) {
-  return is_keyword(t) || is_name(t, "True") || is_name(t, "False") ||
-         is_name(t, "None");
+  return is_keyword(t) || is_name(t, "True") || is_name(t, "False") || is_name(t, "None");
 }
 
 static int starts_expr(const tsr_token *t) {
   if (t->kind == TSR_TOK_OP)
-    return is_op(t, "(") || is_op(t, "[") || is_op(t, "{") || is_op(t, "-") ||
-           is_op(t, "+") || is_op(t, "~");
+    return is_op(t, "(") || is_op(t, "[") || is_op(t, "{") || is_op(t, "-") || is_op(t, "+") ||
+           is_op(t, "~");
   return t->kind != TSR_TOK_NEWLINE && t->kind != TSR_TOK_EOF;
 }
 
@@ -107,19 +99,15 @@ static int starts_expr(const tsr_token *t) {
 /* Names the Python feature a token belongs to; TSR_OK when it is none. */
 static int report_unsupported(parser *p, const tsr_token *t) {
   if (is_keyword(t))
-    return SYNTAX(p, t, "'%.*s' is not supported in the job language", t->len,
-                  t->text);
-  if (t->kind != TSR_TOK_OP)
-    return TSR_OK;
+    return SYNTAX(p, t, "'%.*s' is not supported in the job language", t->len, t->text);
+  if (t->kind != TSR_TOK_OP) return TSR_OK;
   int len = (int)strlen(t->op);
   if (in_list(t->op, len, comparisons))
     return SYNTAX(p, t, "comparison operator '%s' is not supported", t->op);
-  if (in_list(t->op, len, other_ops))
-    return SYNTAX(p, t, "operator '%s' is not supported", t->op);
+  if (in_list(t->op, len, other_ops)) return SYNTAX(p, t, "operator '%s' is not supported", t->op);
   if (len >= 2 && t->op[len - 1] == '=')
     return SYNTAX(p, t, "augmented assignment '%s' is not supported", t->op);
-  if (is_op(t, "{"))
-    return SYNTAX(p, t, "dict and set literals are not supported");
+  if (is_op(t, "{")) return SYNTAX(p, t, "dict and set literals are not supported");
   return TSR_OK;
 }
 
@@ -128,8 +116,7 @@ static int unexpected(parser *p, const tsr_token *t) {
   TSR_CHECK(report_unsupported(p, t));
   int len = t->len < SHOW ? t->len : SHOW;
   /* the last NEWLINE is followed by EOF: the input ended, not just a line */
-  if (t->kind == TSR_TOK_EOF ||
-      (t->kind == TSR_TOK_NEWLINE && t[1].kind == TSR_TOK_EOF))
+  if (t->kind == TSR_TOK_EOF || (t->kind == TSR_TOK_NEWLINE && t[1].kind == TSR_TOK_EOF))
     return SYNTAX(p, t, "unexpected end of input");
   switch (t->kind) {
   case TSR_TOK_NEWLINE:
@@ -153,8 +140,8 @@ static int expect_close(parser *p, const tsr_token *open, const char *closer) {
     return TSR_OK;
   }
   TSR_CHECK(report_unsupported(p, t));
-  return SYNTAX(p, t, "expected '%s' to close '%s' opened at %d:%d", closer,
-                open->op, open->line, open->col);
+  return SYNTAX(p, t, "expected '%s' to close '%s' opened at %d:%d", closer, open->op, open->line,
+                open->col);
 }
 
 /* ---- nodes ------------------------------------------------------------- */
@@ -162,20 +149,17 @@ static int expect_close(parser *p, const tsr_token *open, const char *closer) {
 static void node_free_shallow(ast_node *n) {
   free(n->str);
   free(n->items);
-  for (int i = 0; i < n->nkw; i++)
-    free(n->kwnames[i]);
+  for (int i = 0; i < n->nkw; i++) free(n->kwnames[i]);
   free(n->kwnames);
   free(n->kwvalues);
   free(n);
 }
 
-static int new_node(parser *p, ast_kind kind, const tsr_token *at,
-                    ast_node **out) {
+static int new_node(parser *p, ast_kind kind, const tsr_token *at, ast_node **out) {
   if (p->nnodes == p->cap) { /* grown first, so a new node is never lost */
     int cap = p->cap ? 2 * p->cap : 64;
     ast_node **nodes = realloc(p->nodes, (size_t)cap * sizeof *nodes);
-    if (!nodes)
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
+    if (!nodes) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
     p->nodes = nodes;
     p->cap = cap;
   }
@@ -191,8 +175,7 @@ static int new_node(parser *p, ast_kind kind, const tsr_token *at,
  * assignment targets) and forgets it, so error cleanup cannot free it twice. */
 static void discard_node(parser *p, ast_node *n) {
   for (int i = p->nnodes - 1; i >= 0; i--)
-    if (p->nodes[i] == n)
-      p->nodes[i] = NULL;
+    if (p->nodes[i] == n) p->nodes[i] = NULL;
   node_free_shallow(n);
 }
 
@@ -203,8 +186,7 @@ static int is_full(int n) { return (n & (n - 1)) == 0; }
 static int push_node(ast_node ***arr, int *n, ast_node *item) {
   if (is_full(*n)) {
     ast_node **a = realloc(*arr, (size_t)(*n ? 2 * *n : 1) * sizeof *a);
-    if (!a)
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
+    if (!a) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
     *arr = a;
   }
   (*arr)[(*n)++] = item;
@@ -215,14 +197,10 @@ static int push_kwarg(ast_node *call, char *name, ast_node *value) {
   if (is_full(call->nkw)) {
     size_t cap = (size_t)(call->nkw ? 2 * call->nkw : 1);
     char **names = realloc(call->kwnames, cap * sizeof *names);
-    if (names)
-      call->kwnames = names;
-    ast_node **values =
-        names ? realloc(call->kwvalues, cap * sizeof *values) : NULL;
-    if (values)
-      call->kwvalues = values;
-    if (!values)
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
+    if (names) call->kwnames = names;
+    ast_node **values = names ? realloc(call->kwvalues, cap * sizeof *values) : NULL;
+    if (values) call->kwvalues = values;
+    if (!values) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
   }
   call->kwnames[call->nkw] = name;
   call->kwvalues[call->nkw++] = value;
@@ -262,8 +240,7 @@ static int parse_name(parser *p, ast_node **out) {
     (*out)->ival = is_name(t, "True");
     return TSR_OK;
   }
-  if (is_name(t, "None"))
-    return new_node(p, AST_NONE, t, out);
+  if (is_name(t, "None")) return new_node(p, AST_NONE, t, out);
   TSR_CHECK(new_node(p, AST_NAME, t, out));
   return dup_text(t->text, t->len, &(*out)->str);
 }
@@ -285,8 +262,7 @@ static int parse_paren(parser *p, ast_node **out) {
   TSR_CHECK(push_node(&tuple->items, &tuple->nitems, first));
   while (is_op(peek(p), ",")) {
     next(p);
-    if (is_op(peek(p), ")"))
-      break;
+    if (is_op(peek(p), ")")) break;
     ast_node *item;
     TSR_CHECK(parse_expr(p, &item));
     TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
@@ -308,10 +284,8 @@ static int parse_atom(parser *p, ast_node **out) {
   default:
     break;
   }
-  if (is_op(t, "("))
-    return parse_paren(p, out);
-  if (is_op(t, "["))
-    return SYNTAX(p, t, "list literals are not supported; use a tuple (...)");
+  if (is_op(t, "(")) return parse_paren(p, out);
+  if (is_op(t, "[")) return SYNTAX(p, t, "list literals are not supported; use a tuple (...)");
   return unexpected(p, t);
 }
 
@@ -321,33 +295,27 @@ static int parse_kwarg(parser *p, ast_node *call) {
   const tsr_token *name = next(p);
   next(p); /* '=' */
   if (is_reserved(name))
-    return SYNTAX(p, name, "'%.*s' cannot be a keyword argument name",
-                  name->len, name->text);
+    return SYNTAX(p, name, "'%.*s' cannot be a keyword argument name", name->len, name->text);
   for (int i = 0; i < call->nkw; i++)
     if ((int)strlen(call->kwnames[i]) == name->len &&
         strncmp(call->kwnames[i], name->text, (size_t)name->len) == 0)
-      return SYNTAX(p, name, "keyword argument repeated: '%.*s'", name->len,
-                    name->text);
+      return SYNTAX(p, name, "keyword argument repeated: '%.*s'", name->len, name->text);
   ast_node *value;
   char *s;
   TSR_CHECK(parse_expr(p, &value));
   TSR_CHECK(dup_text(name->text, name->len, &s));
   int st = push_kwarg(call, s, value);
-  if (st != TSR_OK)
-    free(s);
+  if (st != TSR_OK) free(s);
   return st;
 }
 
 static int parse_arg(parser *p, ast_node *call) {
   const tsr_token *t = peek(p);
-  if (t->kind == TSR_TOK_NAME && is_op(t + 1, "="))
-    return parse_kwarg(p, call);
-  if (call->nkw > 0)
-    return SYNTAX(p, t, "positional argument follows keyword argument");
+  if (t->kind == TSR_TOK_NAME && is_op(t + 1, "=")) return parse_kwarg(p, call);
+  if (call->nkw > 0) return SYNTAX(p, t, "positional argument follows keyword argument");
   ast_node *arg;
   TSR_CHECK(parse_expr(p, &arg));
-  if (is_op(peek(p), "="))
-    return SYNTAX(p, t, "keyword argument name must be a plain name");
+  if (is_op(peek(p), "=")) return SYNTAX(p, t, "keyword argument name must be a plain name");
   return push_node(&call->items, &call->nitems, arg);
 }
 
@@ -363,8 +331,7 @@ static int parse_call(parser *p, const tsr_token *start, ast_node **node) {
   *node = call;
   while (!is_op(peek(p), ")")) {
     TSR_CHECK(parse_arg(p, call));
-    if (!is_op(peek(p), ","))
-      break;
+    if (!is_op(peek(p), ",")) break;
     next(p);
   }
   return expect_close(p, open, ")");
@@ -395,8 +362,7 @@ static int parse_subscript(parser *p, ast_node **out) {
   *out = slice;
   next(p); /* ':' */
   TSR_CHECK(parse_slice_part(p, &slice->stop));
-  if (!is_op(peek(p), ":"))
-    return TSR_OK;
+  if (!is_op(peek(p), ":")) return TSR_OK;
   next(p);
   return parse_slice_part(p, &slice->step);
 }
@@ -407,17 +373,14 @@ static int parse_index(parser *p, const tsr_token *start, ast_node **node) {
   TSR_CHECK(new_node(p, AST_INDEX, start, &index));
   index->left = *node;
   *node = index;
-  if (is_op(peek(p), "]"))
-    return SYNTAX(p, peek(p), "expected an index inside '[]'");
+  if (is_op(peek(p), "]")) return SYNTAX(p, peek(p), "expected an index inside '[]'");
   for (;;) {
     ast_node *item;
     TSR_CHECK(parse_subscript(p, &item));
     TSR_CHECK(push_node(&index->items, &index->nitems, item));
-    if (!is_op(peek(p), ","))
-      break;
+    if (!is_op(peek(p), ",")) break;
     next(p);
-    if (is_op(peek(p), "]"))
-      break;
+    if (is_op(peek(p), "]")) break;
   }
   return expect_close(p, open, "]");
 }
@@ -425,8 +388,7 @@ static int parse_index(parser *p, const tsr_token *start, ast_node **node) {
 static int parse_attr(parser *p, const tsr_token *start, ast_node **node) {
   next(p); /* '.' */
   const tsr_token *name = peek(p);
-  if (name->kind != TSR_TOK_NAME)
-    return SYNTAX(p, name, "expected an attribute name after '.'");
+  if (name->kind != TSR_TOK_NAME) return SYNTAX(p, name, "expected an attribute name after '.'");
   next(p);
   ast_node *attr;
   TSR_CHECK(new_node(p, AST_ATTR, start, &attr));
@@ -453,8 +415,8 @@ static int parse_postfix(parser *p, ast_node **out) {
 
 /* ---- operators --------------------------------------------------------- */
 
-static int make_binop(parser *p, const tsr_token *start, int op, ast_node *left,
-                      ast_node *right, ast_node **out) {
+static int make_binop(parser *p, const tsr_token *start, int op, ast_node *left, ast_node *right,
+                      ast_node **out) {
   TSR_CHECK(new_node(p, AST_BINOP, start, out));
   (*out)->op = op;
   (*out)->left = left;
@@ -478,8 +440,7 @@ static int parse_power(parser *p, ast_node **out) {
 
 static int parse_signed(parser *p, ast_node **out) {
   const tsr_token *t = peek(p);
-  if (!is_op(t, "-") && !is_op(t, "+"))
-    return parse_power(p, out);
+  if (!is_op(t, "-") && !is_op(t, "+")) return parse_power(p, out);
   next(p);
   ast_node *operand;
   TSR_CHECK(parse_factor(p, &operand));
@@ -491,8 +452,7 @@ static int parse_signed(parser *p, ast_node **out) {
 
 /* Every recursive path goes through here, so the depth bound lives here. */
 static int parse_factor(parser *p, ast_node **out) {
-  if (++p->depth > MAX_DEPTH)
-    return SYNTAX(p, peek(p), "expression is nested too deeply");
+  if (++p->depth > MAX_DEPTH) return SYNTAX(p, peek(p), "expression is nested too deeply");
   int st = parse_signed(p, out);
   p->depth--;
   return st;
@@ -516,9 +476,7 @@ static int parse_level(parser *p, int level, ast_node **out) {
   }
 }
 
-static int parse_expr(parser *p, ast_node **out) {
-  return parse_level(p, 0, out);
-}
+static int parse_expr(parser *p, ast_node **out) { return parse_level(p, 0, out); }
 
 /* "a, b" without parentheses (assignment sides, statement values). */
 static int parse_exprlist(parser *p, ast_node **out) {
@@ -534,8 +492,7 @@ static int parse_exprlist(parser *p, ast_node **out) {
   *out = tuple;
   while (is_op(peek(p), ",")) {
     next(p);
-    if (!starts_expr(peek(p)))
-      break; /* trailing comma: "x = 1," */
+    if (!starts_expr(peek(p))) break; /* trailing comma: "x = 1," */
     ast_node *item;
     TSR_CHECK(parse_expr(p, &item));
     TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
@@ -569,8 +526,7 @@ static int target_error(parser *p, const ast_node *t) {
   default:
     break;
   }
-  return tsr_source_error(p->src, t->line, t->col, TSR_ERR_SYNTAX,
-                          "cannot assign to %s", what);
+  return tsr_source_error(p->src, t->line, t->col, TSR_ERR_SYNTAX, "cannot assign to %s", what);
 }
 
 static int set_targets(parser *p, ast_stmt *st, ast_node *lhs) {
@@ -580,17 +536,13 @@ static int set_targets(parser *p, ast_stmt *st, ast_node *lhs) {
     st->ntargets = 1;
     return TSR_OK;
   }
-  if (lhs->kind != AST_TUPLE)
-    return target_error(p, lhs);
-  if (lhs->nitems == 0)
-    return SYNTAX(p, lhs, "cannot assign to ()");
+  if (lhs->kind != AST_TUPLE) return target_error(p, lhs);
+  if (lhs->nitems == 0) return SYNTAX(p, lhs, "cannot assign to ()");
   /* ntargets == 1 means plain assignment, so "a, = x" has no representation */
   if (lhs->nitems == 1)
-    return SYNTAX(p, lhs,
-                  "unpacking into a one-element tuple is not supported");
+    return SYNTAX(p, lhs, "unpacking into a one-element tuple is not supported");
   for (int i = 0; i < lhs->nitems; i++)
-    if (lhs->items[i]->kind != AST_NAME)
-      return target_error(p, lhs->items[i]);
+    if (lhs->items[i]->kind != AST_NAME) return target_error(p, lhs->items[i]);
   st->targets = lhs->items;
   st->ntargets = lhs->nitems;
   lhs->items = NULL;
@@ -601,8 +553,7 @@ static int set_targets(parser *p, ast_stmt *st, ast_node *lhs) {
 
 static int end_statement(parser *p) {
   const tsr_token *t = peek(p);
-  if (t->kind == TSR_TOK_NEWLINE || t->kind == TSR_TOK_EOF)
-    return TSR_OK;
+  if (t->kind == TSR_TOK_NEWLINE || t->kind == TSR_TOK_EOF) return TSR_OK;
   if (is_op(t, ";")) {
     next(p);
     return TSR_OK;
@@ -623,22 +574,18 @@ static int parse_statement(parser *p, ast_stmt *st) {
   next(p);
   TSR_CHECK(set_targets(p, st, lhs));
   TSR_CHECK(parse_exprlist(p, &st->value));
-  if (is_op(peek(p), "="))
-    return SYNTAX(p, peek(p), "chained assignment is not supported");
+  if (is_op(peek(p), "=")) return SYNTAX(p, peek(p), "chained assignment is not supported");
   return end_statement(p);
 }
 
 static int parse_statements(parser *p, ast_program *prog) {
   for (;;) {
-    while (peek(p)->kind == TSR_TOK_NEWLINE)
-      next(p);
-    if (peek(p)->kind == TSR_TOK_EOF)
-      return TSR_OK;
+    while (peek(p)->kind == TSR_TOK_NEWLINE) next(p);
+    if (peek(p)->kind == TSR_TOK_EOF) return TSR_OK;
     if (is_full(prog->nstmts)) {
       size_t cap = (size_t)(prog->nstmts ? 2 * prog->nstmts : 1);
       ast_stmt *s = realloc(prog->stmts, cap * sizeof *s);
-      if (!s)
-        return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
+      if (!s) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory in the parser");
       prog->stmts = s;
     }
     ast_stmt *st = &prog->stmts[prog->nstmts++];
@@ -660,8 +607,7 @@ static int parser_open(parser *p, const tsr_source *src) {
 static void parser_close(parser *p, int failed) {
   if (failed)
     for (int i = 0; i < p->nnodes; i++)
-      if (p->nodes[i])
-        node_free_shallow(p->nodes[i]);
+      if (p->nodes[i]) node_free_shallow(p->nodes[i]);
   free(p->nodes);
   tsr_token_list_free(&p->tokens);
 }
@@ -672,8 +618,7 @@ int tsr_parse_program(const tsr_source *src, ast_program *out) {
   TSR_CHECK(parser_open(&p, src));
   int st = parse_statements(&p, out);
   if (st != TSR_OK) {
-    for (int i = 0; i < out->nstmts; i++)
-      free(out->stmts[i].targets);
+    for (int i = 0; i < out->nstmts; i++) free(out->stmts[i].targets);
     free(out->stmts);
     memset(out, 0, sizeof *out);
   }
@@ -683,8 +628,7 @@ int tsr_parse_program(const tsr_source *src, ast_program *out) {
 
 static int parse_whole_expression(parser *p, ast_node **out) {
   TSR_CHECK(parse_exprlist(p, out));
-  while (peek(p)->kind == TSR_TOK_NEWLINE)
-    next(p);
+  while (peek(p)->kind == TSR_TOK_NEWLINE) next(p);
   return peek(p)->kind == TSR_TOK_EOF ? TSR_OK : unexpected(p, peek(p));
 }
 
@@ -693,8 +637,7 @@ int tsr_parse_expression(const tsr_source *src, ast_node **out) {
   *out = NULL;
   TSR_CHECK(parser_open(&p, src));
   int st = parse_whole_expression(&p, out);
-  if (st != TSR_OK)
-    *out = NULL;
+  if (st != TSR_OK) *out = NULL;
   parser_close(&p, st != TSR_OK);
   return st;
 }
@@ -710,10 +653,8 @@ void tsr_ast_free(ast_node *node) {
     tsr_ast_free(node->start);
     tsr_ast_free(node->stop);
     tsr_ast_free(node->step);
-    for (int i = 0; i < node->nitems; i++)
-      tsr_ast_free(node->items[i]);
-    for (int i = 0; i < node->nkw; i++)
-      tsr_ast_free(node->kwvalues[i]);
+    for (int i = 0; i < node->nitems; i++) tsr_ast_free(node->items[i]);
+    for (int i = 0; i < node->nkw; i++) tsr_ast_free(node->kwvalues[i]);
     ast_node *left = node->left;
     node_free_shallow(node);
     node = left;
@@ -721,12 +662,10 @@ void tsr_ast_free(ast_node *node) {
 }
 
 void tsr_ast_program_free(ast_program *prog) {
-  if (!prog)
-    return;
+  if (!prog) return;
   for (int i = 0; i < prog->nstmts; i++) {
     ast_stmt *st = &prog->stmts[i];
-    for (int j = 0; j < st->ntargets; j++)
-      tsr_ast_free(st->targets[j]);
+    for (int j = 0; j < st->ntargets; j++) tsr_ast_free(st->targets[j]);
     free(st->targets);
     tsr_ast_free(st->value);
   }

@@ -30,14 +30,12 @@ static int find_line(const char *text, int line, const char **start, int *len) {
   const char *p = text;
   for (int i = 1; i < line; i++) {
     p = strchr(p, '\n');
-    if (!p)
-      return 0;
+    if (!p) return 0;
     p++;
   }
   const char *end = strchr(p, '\n');
   int n = end ? (int)(end - p) : (int)strlen(p);
-  if (n > 0 && p[n - 1] == '\r')
-    n--;
+  if (n > 0 && p[n - 1] == '\r') n--;
   *start = p;
   *len = n;
   return 1;
@@ -45,13 +43,10 @@ static int find_line(const char *text, int line, const char **start, int *len) {
 
 static shown_line window(const char *text, int len, int col) {
   shown_line w = {text, len, 0, 0, 0};
-  if (len <= SHOW_MAX)
-    return w;
+  if (len <= SHOW_MAX) return w;
   int from = col - 1 - SHOW_MAX / 2;
-  if (from > len - SHOW_MAX)
-    from = len - SHOW_MAX;
-  if (from < 0)
-    from = 0;
+  if (from > len - SHOW_MAX) from = len - SHOW_MAX;
+  if (from < 0) from = 0;
   w.text = text + from;
   w.len = SHOW_MAX;
   w.offset = from;
@@ -64,43 +59,36 @@ static shown_line window(const char *text, int len, int col) {
  * source line in a terminal even though a tab counts as one column. */
 static void caret_line(const shown_line *w, int col, char *out) {
   int n = 0;
-  if (w->cut_left)
-    n += sprintf(out, "   "); /* under the "..." */
+  if (w->cut_left) n += sprintf(out, "   "); /* under the "..." */
   int upto = col - 1 - w->offset;
-  if (upto > w->len)
-    upto = w->len;
-  for (int i = 0; i < upto; i++)
-    out[n++] = w->text[i] == '\t' ? '\t' : ' ';
+  if (upto > w->len) upto = w->len;
+  for (int i = 0; i < upto; i++) out[n++] = w->text[i] == '\t' ? '\t' : ' ';
   out[n++] = '^';
   out[n] = '\0';
 }
 
-static int report_with_line(const tsr_source *src, const char *name, int line,
-                            int col, int code, const char *msg) {
+static int report_with_line(const tsr_source *src, const char *name, int line, int col, int code,
+                            const char *msg) {
   const char *text;
   int len;
   if (!src || !src->text || !find_line(src->text, line, &text, &len))
     return TSR_ERROR(code, "%s:%d:%d: %s", name, line, col, msg);
-  if (col <= 0)
-    return TSR_ERROR(code, "%s:%d: %s\n    %.*s", name, line, msg, len, text);
+  if (col <= 0) return TSR_ERROR(code, "%s:%d: %s\n    %.*s", name, line, msg, len, text);
   shown_line w = window(text, len, col);
   char caret[CARET_MAX];
   caret_line(&w, col, caret);
-  return TSR_ERROR(code, "%s:%d:%d: %s\n    %s%.*s%s\n    %s", name, line, col,
-                   msg, w.cut_left ? "..." : "", w.len, w.text,
-                   w.cut_right ? "..." : "", caret);
+  return TSR_ERROR(code, "%s:%d:%d: %s\n    %s%.*s%s\n    %s", name, line, col, msg,
+                   w.cut_left ? "..." : "", w.len, w.text, w.cut_right ? "..." : "", caret);
 }
 
-int tsr_source_error(const tsr_source *src, int line, int col, int code,
-                     const char *fmt, ...) {
+int tsr_source_error(const tsr_source *src, int line, int col, int code, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   const char *name = src && src->name ? src->name : "<input>";
-  if (line <= 0)
-    return TSR_ERROR(code, "%s: %s", name, msg);
+  if (line <= 0) return TSR_ERROR(code, "%s: %s", name, msg);
   return report_with_line(src, name, line, col, code, msg);
 }
 
@@ -117,11 +105,9 @@ static int min3(int a, int b, int c) {
 static int edit_distance(const char *a, const char *b) {
   int m = (int)strlen(a), n = (int)strlen(b);
   int *rows = malloc(3 * ((size_t)n + 1) * sizeof *rows);
-  if (!rows)
-    return -1;
+  if (!rows) return -1;
   int *prev2 = rows, *prev = rows + n + 1, *cur = rows + 2 * (n + 1);
-  for (int j = 0; j <= n; j++)
-    prev[j] = j;
+  for (int j = 0; j <= n; j++) prev[j] = j;
   for (int i = 1; i <= m; i++) {
     cur[0] = i;
     for (int j = 1; j <= n; j++) {
@@ -141,21 +127,17 @@ static int edit_distance(const char *a, const char *b) {
   return d;
 }
 
-const char *tsr_nearest_name(const char *word, const char *const *candidates,
-                             int n) {
-  if (!word)
-    return NULL;
+const char *tsr_nearest_name(const char *word, const char *const *candidates, int n) {
+  if (!word) return NULL;
   int wlen = (int)strlen(word);
   /* One edit in a name of one or two letters makes it another word, not a typo. */
   int limit = wlen <= 2 ? 0 : (wlen / 3 > 1 ? wlen / 3 : 1);
   const char *best = NULL;
   int best_d = limit + 1;
   for (int i = 0; i < n; i++) {
-    if (!candidates[i])
-      continue;
+    if (!candidates[i]) continue;
     int clen = (int)strlen(candidates[i]);
-    if (abs(clen - wlen) >= best_d)
-      continue; /* cannot beat the best */
+    if (abs(clen - wlen) >= best_d) continue; /* cannot beat the best */
     int d = edit_distance(word, candidates[i]);
     if (d >= 0 && d < best_d) { /* strict: ties keep the first */
       best = candidates[i];

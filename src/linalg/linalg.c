@@ -129,7 +129,8 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_be_dense(ex->be)};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
   int64_t nsmall = svd ? k + k * n : K * n;
-  double **blocks = calloc((size_t)nb + 1, sizeof(double *)), **out = calloc((size_t)nb + 1, sizeof(double *));
+  double **blocks = calloc((size_t)nb + 1, sizeof(double *)),
+         **out = calloc((size_t)nb + 1, sizeof(double *));
   double *small = malloc(sizeof(double) * (size_t)(nsmall + 1));
   int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   double t0 = tsr_comm_time();
@@ -231,8 +232,10 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
     if (c % P != me) continue;
     const double *v = got[i] ? got[i] : src[i];
     size_t cnt = (size_t)mm_elems(p, c);
-    if (tasks[i] % p->nkb == 0) memcpy(acc[c], v, sizeof(double) * cnt);
-    else for (size_t e = 0; e < cnt; e++) acc[c][e] += v[e];
+    if (tasks[i] % p->nkb == 0)
+      memcpy(acc[c], v, sizeof(double) * cnt);
+    else
+      for (size_t e = 0; e < cnt; e++) acc[c][e] += v[e];
   }
   for (int64_t i = 0; got && i < nt; i++) free(got[i]);
   free(x), free(src), free(got);
@@ -245,9 +248,24 @@ static void mm_init(mm *p, const tsr_exec *ex, tsr_node *n) {
   tsr_node *x = n->in[0], *y = n->in[1];
   const tsr_grid *gx = &x->grid, *gy = &y->grid;
   int xa = gx->ndim - 1; /* x's inner axis */
-  *p = (mm){x, y, gx->ndim == 2 ? gx->shape[0] : 1, gy->ndim == 2 ? gy->shape[1] : 1, gx->shape[xa],
-            gx->ndim == 2 ? gx->nchunks[0] : 1, gy->ndim == 2 ? gy->nchunks[1] : 1, gx->nchunks[xa], 0,
-            {0, 0}, {0, 0}, NULL, NULL, NULL, NULL, gx->sizes[xa], gx->starts[xa], ex->size};
+  *p = (mm){x,
+            y,
+            gx->ndim == 2 ? gx->shape[0] : 1,
+            gy->ndim == 2 ? gy->shape[1] : 1,
+            gx->shape[xa],
+            gx->ndim == 2 ? gx->nchunks[0] : 1,
+            gy->ndim == 2 ? gy->nchunks[1] : 1,
+            gx->nchunks[xa],
+            0,
+            {0, 0},
+            {0, 0},
+            NULL,
+            NULL,
+            NULL,
+            NULL,
+            gx->sizes[xa],
+            gx->starts[xa],
+            ex->size};
   p->msz = gx->ndim == 2 ? gx->sizes[0] : &p->M, p->mstart = gx->ndim == 2 ? gx->starts[0] : p->mst;
   p->nsz = gy->ndim == 2 ? gy->sizes[1] : &p->N, p->nstart = gy->ndim == 2 ? gy->starts[1] : p->nst;
   p->ntasks = p->nmr * p->nnc * p->nkb;
@@ -260,11 +278,14 @@ typedef struct mm_waves {
 } mm_waves;
 
 static int mm_plan_waves(const mm *p, int size, mm_waves *v) {
-  int64_t *wave_of = malloc(sizeof(int64_t) * (size_t)(p->ntasks + 1)), *seen = calloc((size_t)size, sizeof(int64_t));
+  int64_t *wave_of = malloc(sizeof(int64_t) * (size_t)(p->ntasks + 1)),
+          *seen = calloc((size_t)size, sizeof(int64_t));
   v->order = malloc(sizeof(int64_t) * (size_t)(p->ntasks + 1));
   v->from = NULL;
   v->nwaves = 0;
-  int st = wave_of && seen && v->order ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
+  int st = wave_of && seen && v->order
+               ? TSR_OK
+               : TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
   for (int64_t t = 0; t < p->ntasks && st == TSR_OK; t++) {
     wave_of[t] = seen[mm_rank(p, t)]++ / v->W;
     if (wave_of[t] + 1 > v->nwaves) v->nwaves = wave_of[t] + 1;
@@ -314,8 +335,10 @@ static int mm_products(const tsr_exec *ex, const mm *p, const mm_bufs *b, int64_
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < mine; i++) {
     if (tsr_workers_stop(&w)) continue;
-    int64_t c = b->my[i] / p->nkb, mr = p->msz[c / p->nnc], nc = p->nsz[c % p->nnc], kk = p->ksz[b->my[i] % p->nkb];
-    tsr_workers_fail(&w, tsr_be_gemm(kern, mr, nc, kk, b->xb[i], kk, b->yb[i], nc, 0.0, b->part[i], nc));
+    int64_t c = b->my[i] / p->nkb, mr = p->msz[c / p->nnc], nc = p->nsz[c % p->nnc],
+            kk = p->ksz[b->my[i] % p->nkb];
+    tsr_workers_fail(
+        &w, tsr_be_gemm(kern, mr, nc, kk, b->xb[i], kk, b->yb[i], nc, 0.0, b->part[i], nc));
   }
   return tsr_workers_end(&w);
 }
@@ -378,7 +401,8 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
 int tsr_linalg_is_view(const tsr_node *n) { return n->kind == N_LINALG && n->op == LA_TRANSPOSE; }
 
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
-  if (tsr_linalg_is_view(n)) return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
+  if (tsr_linalg_is_view(n))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
   if (n->value || n->held) return TSR_OK;
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
   tsr_node *const *outs;

@@ -23,7 +23,6 @@
 #include "mpi/tags.h"
 #include "util/workers.h"
 
-
 #define MAX_LEVELS 64
 
 static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
@@ -105,7 +104,8 @@ static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double 
   *q = malloc(sizeof(double) * (size_t)(m * kk + 1));
   *r = malloc(sizeof(double) * (size_t)(kk * n + 1));
   int st = *q && *r ? tsr_be_qr(pl->be, m, n, a, *q, *r)
-                    : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m, (long long)n);
+                    : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m,
+                                (long long)n);
   if (st != TSR_OK) {
     free(*q), free(*r);
     *q = *r = NULL;
@@ -118,11 +118,11 @@ static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double 
 typedef struct tree {
   int64_t nb, n;
   int nlev;
-  int64_t *rleaf;                 /* rows of each leaf's R */
+  int64_t *rleaf;                                            /* rows of each leaf's R */
   int64_t *rl[MAX_LEVELS], *rr[MAX_LEVELS], *rn[MAX_LEVELS]; /* stacked halves, result */
-  double **qleaf;                 /* leaf Q factors (owned blocks) */
-  double **qn[MAX_LEVELS];        /* stacked Q factors of internal nodes (owned) */
-  double **r;                     /* current R of each node (owned) */
+  double **qleaf;                                            /* leaf Q factors (owned blocks) */
+  double **qn[MAX_LEVELS]; /* stacked Q factors of internal nodes (owned) */
+  double **r;              /* current R of each node (owned) */
 } tree;
 
 static void tree_free(tree *t) {
@@ -155,7 +155,8 @@ static int level_alloc(tree *t, int L) {
   t->rr[L] = calloc((size_t)t->nb, sizeof(int64_t));
   t->rn[L] = calloc((size_t)t->nb, sizeof(int64_t));
   t->qn[L] = calloc((size_t)t->nb, sizeof(double *));
-  if (!t->rl[L] || !t->rr[L] || !t->rn[L] || !t->qn[L]) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (!t->rl[L] || !t->rr[L] || !t->rn[L] || !t->qn[L])
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   return TSR_OK;
 }
 
@@ -226,7 +227,8 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
-  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
+  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++)
+    st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
   free(x), free(in), free(cur);
   return st;
 }
@@ -282,19 +284,24 @@ static int down_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t kout, dou
 /* Down-sweep: m0 (K x kout, on the owner of block 0) applied back through
  * the tree; out[b] = Qleaf[b] M[b] on each owner. Collective: every rank
  * enters it with the same (agreed) status. */
-static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t kout, double **out) {
+static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t kout,
+                     double **out) {
   int64_t nb = t->nb;
   int me = pl->rank, st = TSR_OK;
-  double **M = calloc((size_t)nb + 1, sizeof(double *)), **send = calloc((size_t)nb + 1, sizeof(double *));
+  double **M = calloc((size_t)nb + 1, sizeof(double *)),
+         **send = calloc((size_t)nb + 1, sizeof(double *));
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   if (!M || !send || !x) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   int64_t K = t->nlev ? t->rn[t->nlev - 1][0] : t->rleaf[0];
   if (st == TSR_OK && me == owner(pl, 0)) {
-    if (!(M[0] = malloc(sizeof(double) * (size_t)(K * kout + 1)))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    else memcpy(M[0], m0, sizeof(double) * (size_t)(K * kout));
+    if (!(M[0] = malloc(sizeof(double) * (size_t)(K * kout + 1))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    else
+      memcpy(M[0], m0, sizeof(double) * (size_t)(K * kout));
   }
   st = tsr_agree(st);
-  for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--) st = down_level(pl, t, L, kout, M, send, x);
+  for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--)
+    st = down_level(pl, t, L, kout, M, send, x);
   for (int64_t b = me; b < nb && st == TSR_OK; b += pl->size)
     if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
       st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
@@ -328,7 +335,8 @@ static int root_factor(const tsr_tsqr_plan *pl, tree *t, tsr_tsqr_mode mode, int
     }
     return TSR_OK;
   }
-  double *s = malloc(sizeof(double) * (size_t)(K + 1)), *u = malloc(sizeof(double) * (size_t)(K * K + 1));
+  double *s = malloc(sizeof(double) * (size_t)(K + 1)),
+         *u = malloc(sizeof(double) * (size_t)(K * K + 1));
   double *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
   int st = s && u && vt ? tsr_be_svd(pl->be, K, n, R, s, u, vt)
                         : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
@@ -347,7 +355,8 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   int64_t n = pl->ncols, K = tsr_tsqr_rank_bound(pl);
   if (pl->nblocks <= 0 || K <= 0) return TSR_ERROR(TSR_ERR_VALUE, "cannot factor an empty matrix");
   if (mode == TSR_TSQR_QR) k = K;
-  if (k < 1 || k > K) return TSR_ERROR(TSR_ERR_VALUE, "k must be 1 to %lld, got %lld", (long long)K, (long long)k);
+  if (k < 1 || k > K)
+    return TSR_ERROR(TSR_ERR_VALUE, "k must be 1 to %lld, got %lld", (long long)K, (long long)k);
   for (int64_t b = 0; b < pl->nblocks; b++) {
     out[b] = NULL;
     if (pl->rows[b] <= 0) return TSR_ERROR(TSR_ERR_VALUE, "empty row block %lld", (long long)b);
@@ -369,7 +378,8 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   if (buf) {
     int bst = tsr_p2p_bcast(buf, sizeof(double) * len);
     if (st == TSR_OK) st = bst;
-    if (st == TSR_OK && buf[0] != 0.0) st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
+    if (st == TSR_OK && buf[0] != 0.0)
+      st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
   }
   st = tsr_agree(st);
   if (st == TSR_OK) st = tree_down(pl, &t, buf + 1 + nsmall, kout, out);

@@ -26,8 +26,8 @@
 typedef struct tsr_tsqr_plan {
   int64_t nblocks;
   int64_t ncols;
-  const int64_t *rows; /* rows of each block, nblocks entries, all > 0 */
-  int rank, size;      /* this rank and the number of ranks */
+  const int64_t *rows;       /* rows of each block, nblocks entries, all > 0 */
+  int rank, size;            /* this rank and the number of ranks */
   const tsr_backend_ops *be; /* whose qr, svd and gemm run the local kernels */
 } tsr_tsqr_plan;
 

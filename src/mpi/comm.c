@@ -21,7 +21,7 @@
 
 static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
 static MPI_Comm node_comm = MPI_COMM_NULL; /* the ranks of this node */
-static char session_base[4096];           /* isolated singleton's own tmpdir */
+static char session_base[4096];            /* isolated singleton's own tmpdir */
 
 /* Removes the session base once Open MPI has emptied it (at exit, so that
  * MPI_Abort's exit removes it too); a non-empty directory is left alone. */
@@ -63,8 +63,8 @@ int tsr_comm_init(int *argc, char ***argv) {
   TSR_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
   TSR_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
   TSR_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  TSR_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank,
-                                MPI_INFO_NULL, &node_comm));
+  TSR_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL,
+                                    &node_comm));
   TSR_MPI_CHECK(MPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN));
   TSR_MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
   TSR_MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
@@ -97,7 +97,8 @@ static int displacements(const size_t *n, int size, int **counts, int **displs, 
   size_t t = 0;
   for (int r = 0; r < size; r++) {
     if (n[r] > (size_t)0x7fffffff || t > (size_t)0x7fffffff)
-      return TSR_ERROR(TSR_ERR_COMM, "exchange of %zu bytes exceeds what one MPI call moves", t + n[r]);
+      return TSR_ERROR(TSR_ERR_COMM, "exchange of %zu bytes exceeds what one MPI call moves",
+                       t + n[r]);
     (*counts)[r] = (int)n[r];
     (*displs)[r] = (int)t;
     t += n[r];
@@ -161,7 +162,7 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
   unsigned long long *each;
   TSR_MALLOC(each, sizeof(*each) * (size_t)world_size);
   TSR_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG,
-                          MPI_COMM_WORLD));
+                              MPI_COMM_WORLD));
   TSR_MALLOC(*counts, sizeof(size_t) * (size_t)world_size);
   for (int r = 0; r < world_size; r++) (*counts)[r] = (size_t)each[r];
   free(each);
@@ -187,8 +188,8 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
   TSR_MALLOC(sn, sizeof(*sn) * (size_t)size);
   TSR_MALLOC(rn, sizeof(*rn) * (size_t)size);
   for (int r = 0; r < size; r++) sn[r] = sendn[r];
-  TSR_MPI_CHECK(MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG,
-                         MPI_COMM_WORLD));
+  TSR_MPI_CHECK(
+      MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD));
   TSR_MALLOC(*recvn, sizeof(size_t) * (size_t)size);
   for (int r = 0; r < size; r++) (*recvn)[r] = (size_t)rn[r];
   free(sn);

@@ -46,7 +46,7 @@ typedef struct tsr_comm_transport {
   int (*alltoall)(char *const *send, const size_t *sendn, char *const *recv, const size_t *recvn);
 } tsr_comm_transport;
 void tsr_comm_set_transport(const tsr_comm_transport *t); /* NULL: MPI only */
-const char *tsr_comm_transport_name(void);               /* "MPI" or t->name */
+const char *tsr_comm_transport_name(void);                /* "MPI" or t->name */
 
 /* Whether the MPI library can take device pointers (MPIX_Query_cuda_support);
  * 0 when unknown. */

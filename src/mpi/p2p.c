@@ -45,14 +45,14 @@ int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *re
   for (int i = 0; i < nrecvs && rc == MPI_SUCCESS; i++)
     for (size_t off = 0; off < recvs[i].n && rc == MPI_SUCCESS; off += PIECE) {
       size_t len = recvs[i].n - off < PIECE ? recvs[i].n - off : PIECE;
-      rc = MPI_Irecv(recvs[i].buf + off, (int)len, MPI_DOUBLE, recvs[i].peer, tag,
-                     MPI_COMM_WORLD, &req[k++]);
+      rc = MPI_Irecv(recvs[i].buf + off, (int)len, MPI_DOUBLE, recvs[i].peer, tag, MPI_COMM_WORLD,
+                     &req[k++]);
     }
   for (int i = 0; i < nsends && rc == MPI_SUCCESS; i++)
     for (size_t off = 0; off < sends[i].n && rc == MPI_SUCCESS; off += PIECE) {
       size_t len = sends[i].n - off < PIECE ? sends[i].n - off : PIECE;
-      rc = MPI_Isend(sends[i].buf + off, (int)len, MPI_DOUBLE, sends[i].peer, tag,
-                     MPI_COMM_WORLD, &req[k++]);
+      rc = MPI_Isend(sends[i].buf + off, (int)len, MPI_DOUBLE, sends[i].peer, tag, MPI_COMM_WORLD,
+                     &req[k++]);
     }
   if (rc == MPI_SUCCESS) rc = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
   free(req);
@@ -90,18 +90,23 @@ int tsr_p2p_move(const tsr_p2p_piece *x, int64_t nx, int me, int size, int tag) 
   if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs)
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for messages");
   for (int64_t i = 0; i < nx && st == TSR_OK; i++) {
-    if (x[i].from == me && x[i].to == me) memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
-    else if (x[i].from == me) sendn[x[i].to] += x[i].n;
-    else if (x[i].to == me) recvn[x[i].from] += x[i].n;
+    if (x[i].from == me && x[i].to == me)
+      memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
+    else if (x[i].from == me)
+      sendn[x[i].to] += x[i].n;
+    else if (x[i].to == me)
+      recvn[x[i].from] += x[i].n;
   }
   int ns = 0, nr = 0;
   for (int p = 0; p < P && st == TSR_OK; p++) {
     if (sendn[p]) {
-      if (!(sbuf[p] = malloc(sizeof(double) * sendn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      if (!(sbuf[p] = malloc(sizeof(double) * sendn[p])))
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
       sends[ns++] = (tsr_p2p_msg){p, sbuf[p], sendn[p]};
     }
     if (recvn[p] && st == TSR_OK) {
-      if (!(rbuf[p] = malloc(sizeof(double) * recvn[p]))) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      if (!(rbuf[p] = malloc(sizeof(double) * recvn[p])))
+        st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
       recvs[nr++] = (tsr_p2p_msg){p, rbuf[p], recvn[p]};
     }
   }

@@ -19,7 +19,8 @@ static int region_chunks(const tsr_region *g, const tsr_grid *G, int64_t *c0, in
   for (int d = 0; d < G->ndim; d++) {
     c0[d] = tsr_grid_find(G, d, g->lo[d]);
     c1[d] = tsr_grid_find(G, d, g->lo[d] + g->stride[d] * (g->count[d] - 1));
-    if (c0[d] < 0 || c1[d] < 0) return TSR_ERROR(TSR_ERR_INTERNAL, "rechunk region outside its source");
+    if (c0[d] < 0 || c1[d] < 0)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "rechunk region outside its source");
     *ncomb *= c1[d] - c0[d] + 1;
   }
   return TSR_OK;
@@ -43,8 +44,8 @@ static int piece_span(const tsr_region *g, const tsr_grid *G, const int64_t *idx
 
 static int add_piece(tsr_piece_list *pl, int64_t t, int dst, int src, const tsr_region *g, int nd,
                      const int64_t *j0, const int64_t *jn) {
-  TSR_CHECK(tsr_grow((void **)&pl->p, &pl->cap, pl->n + 1, sizeof(tsr_piece),
-                     "planning staged chunks"));
+  TSR_CHECK(
+      tsr_grow((void **)&pl->p, &pl->cap, pl->n + 1, sizeof(tsr_piece), "planning staged chunks"));
   tsr_piece *p = &pl->p[pl->n++];
   memset(p, 0, sizeof *p);
   p->task = t;

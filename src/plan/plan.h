@@ -63,7 +63,7 @@ void tsr_leaf_region(const tsr_leaf *l, const tsr_sbox *b, tsr_region *r);
  * source chunk, as a strided box of the source array. */
 typedef struct tsr_piece {
   int64_t task;
-  int src, dst;           /* owner of the source chunk; rank of the task */
+  int src, dst; /* owner of the source chunk; rank of the task */
   tsr_sbox box;
   int64_t j0[TSR_MAXDIM]; /* its offset in the region, per axis */
   int64_t off;            /* where its values are in its message (set by exec) */

@@ -35,29 +35,27 @@ const char *tsr_error_where(void);
  *     free(buf);
  *     return st;
  */
-#define TSR_CHECK_GOTO(st, expr, label)                                        \
-  do {                                                                         \
-    (st) = (expr);                                                             \
-    if ((st) != TSR_OK) goto label;                                            \
+#define TSR_CHECK_GOTO(st, expr, label) \
+  do {                                  \
+    (st) = (expr);                      \
+    if ((st) != TSR_OK) goto label;     \
   } while (0)
 
 /* Allocation that turns failure into TSR_ERR_MEMORY. */
-#define TSR_MALLOC(ptr, nbytes)                                                \
-  do {                                                                         \
-    size_t tsr_n_ = (size_t)(nbytes);                                          \
-    (ptr) = malloc(tsr_n_ ? tsr_n_ : 1);                                       \
-    if (!(ptr))                                                                \
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory allocating %zu bytes",   \
-                       tsr_n_);                                                \
+#define TSR_MALLOC(ptr, nbytes)                                                                 \
+  do {                                                                                          \
+    size_t tsr_n_ = (size_t)(nbytes);                                                           \
+    (ptr) = malloc(tsr_n_ ? tsr_n_ : 1);                                                        \
+    if (!(ptr)) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory allocating %zu bytes", tsr_n_); \
   } while (0)
 
-#define TSR_CALLOC(ptr, count, size)                                           \
-  do {                                                                         \
-    size_t tsr_c_ = (size_t)(count), tsr_s_ = (size_t)(size);                  \
-    (ptr) = calloc(tsr_c_ ? tsr_c_ : 1, tsr_s_ ? tsr_s_ : 1);                  \
-    if (!(ptr))                                                                \
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory allocating %zu x %zu bytes", \
-                       tsr_c_, tsr_s_);                                        \
+#define TSR_CALLOC(ptr, count, size)                                                       \
+  do {                                                                                     \
+    size_t tsr_c_ = (size_t)(count), tsr_s_ = (size_t)(size);                              \
+    (ptr) = calloc(tsr_c_ ? tsr_c_ : 1, tsr_s_ ? tsr_s_ : 1);                              \
+    if (!(ptr))                                                                            \
+      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory allocating %zu x %zu bytes", tsr_c_, \
+                       tsr_s_);                                                            \
   } while (0)
 
 #endif

@@ -9,19 +9,19 @@
 
 typedef enum tsr_status {
   TSR_OK = 0,
-  TSR_ERR_SYNTAX,     /* job text does not parse */
-  TSR_ERR_NAME,       /* unknown variable, function or keyword */
-  TSR_ERR_TYPE,       /* wrong kind of value (string where a number is needed, ...) */
-  TSR_ERR_SHAPE,      /* shape, broadcast or chunk mismatch */
-  TSR_ERR_VALUE,      /* a value out of its domain (negative chunk, zero step, ...) */
-  TSR_ERR_INDEX,      /* index out of range */
-  TSR_ERR_MEMORY,     /* allocation failed or a chunk cannot fit --mem-limit */
-  TSR_ERR_IO,         /* file or HDF5 failure */
-  TSR_ERR_BACKEND,    /* backend not built or not usable */
-  TSR_ERR_COMM,       /* MPI/NCCL failure */
-  TSR_ERR_INTERRUPTED,/* SIGINT/SIGTERM received */
-  TSR_ERR_USAGE,      /* bad command-line usage */
-  TSR_ERR_INTERNAL    /* a bug: an invariant of tessera itself was broken */
+  TSR_ERR_SYNTAX,      /* job text does not parse */
+  TSR_ERR_NAME,        /* unknown variable, function or keyword */
+  TSR_ERR_TYPE,        /* wrong kind of value (string where a number is needed, ...) */
+  TSR_ERR_SHAPE,       /* shape, broadcast or chunk mismatch */
+  TSR_ERR_VALUE,       /* a value out of its domain (negative chunk, zero step, ...) */
+  TSR_ERR_INDEX,       /* index out of range */
+  TSR_ERR_MEMORY,      /* allocation failed or a chunk cannot fit --mem-limit */
+  TSR_ERR_IO,          /* file or HDF5 failure */
+  TSR_ERR_BACKEND,     /* backend not built or not usable */
+  TSR_ERR_COMM,        /* MPI/NCCL failure */
+  TSR_ERR_INTERRUPTED, /* SIGINT/SIGTERM received */
+  TSR_ERR_USAGE,       /* bad command-line usage */
+  TSR_ERR_INTERNAL     /* a bug: an invariant of tessera itself was broken */
 } tsr_status;
 
 /* Records an error (printf-style message) and returns code. The message of the
@@ -43,10 +43,10 @@ tsr_error_scope tsr_error_get_scope(void);
 #define TSR_ERROR(code, ...) tsr_error_set((code), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Propagates a failing status upward. */
-#define TSR_CHECK(expr)                                                        \
-  do {                                                                         \
-    int tsr_check_status_ = (expr);                                            \
-    if (tsr_check_status_ != TSR_OK) return tsr_check_status_;                 \
+#define TSR_CHECK(expr)                                        \
+  do {                                                         \
+    int tsr_check_status_ = (expr);                            \
+    if (tsr_check_status_ != TSR_OK) return tsr_check_status_; \
   } while (0)
 
 #endif

@@ -32,8 +32,8 @@ static _Thread_local unsigned mine_generation;
 static int64_t stored, dropped;
 static double started;
 
-static const char *cat_names[TSR_TRACE_NCATS] = {"phase",   "chunk",   "materialize", "backend",
-                                                 "device",  "combine", "comm",        "io"};
+static const char *cat_names[TSR_TRACE_NCATS] = {"phase",  "chunk",   "materialize", "backend",
+                                                 "device", "combine", "comm",        "io"};
 
 double tsr_trace_now(void) {
   struct timespec ts;

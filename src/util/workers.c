@@ -32,7 +32,8 @@ int tsr_workers_fail(tsr_workers *w, int st) {
 #pragma omp critical(tsr_workers)
   if (w->status == TSR_OK) {
     const char *msg = tsr_error_message();
-    snprintf(w->message, sizeof w->message, "%s", msg[0] ? msg : "a worker failed without a message");
+    snprintf(w->message, sizeof w->message, "%s",
+             msg[0] ? msg : "a worker failed without a message");
 #pragma omp atomic write
     w->status = st;
   }

@@ -120,8 +120,8 @@ START_TEST(random_values_follow_the_definition_under_any_chunking) {
         if (y->value[i * C + j] != want)
           ck_abort_msg("chunks %lldx%lld, %s: x[%lld, %lld] = %.17g, want %.17g",
                        (long long)chunkings[k][0], (long long)chunkings[k][1],
-                       _i ? "no fusion" : "fused", (long long)i, (long long)j,
-                       y->value[i * C + j], want);
+                       _i ? "no fusion" : "fused", (long long)i, (long long)j, y->value[i * C + j],
+                       want);
       }
     teardown_nodes();
   }
@@ -172,7 +172,8 @@ static naive naive_of(int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
 
 static void assert_close(double got, long double want, double rel, const char *what) {
   double err = fabs(got - (double)want), scale = fabs((double)want) > 1 ? fabs((double)want) : 1;
-  if (err > rel * scale) ck_abort_msg("%s = %.17g, want %.17Lg (rel err %.3g)", what, got, want, err / scale);
+  if (err > rel * scale)
+    ck_abort_msg("%s = %.17g, want %.17Lg (rel err %.3g)", what, got, want, err / scale);
 }
 
 static double reduce_value(int kind, int axis, int ddof, int no_fuse, tsr_node **out, int chunk_r,

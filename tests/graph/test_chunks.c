@@ -235,7 +235,8 @@ START_TEST(lists_with_wrong_sum_are_shape_errors) {
   int64_t big[] = {INT64_MAX, 5}, shape2[] = {9};
   const int64_t *sizes2[] = {big};
   expect_error(tsr_grid_init_lists(&g, 1, shape2, sizes2, n), TSR_ERR_SHAPE,
-               "chunks (9223372036854775807, 5) sum to more than 9223372036854775807 but axis 0 has length 9");
+               "chunks (9223372036854775807, 5) sum to more than 9223372036854775807 but axis 0 "
+               "has length 9");
 }
 END_TEST
 
@@ -272,8 +273,9 @@ START_TEST(copy_is_equal_and_independent) {
     tsr_grid_free(&g); /* h must own its memory */
     expect_consistent(&h);
     random_grid(&other, h.ndim, 12);
-    ck_assert_int_eq(tsr_grid_equal(&h, &other), strcmp(fmt(&h), fmt(&other)) == 0 &&
-                                                     memcmp(h.shape, other.shape, sizeof h.shape) == 0);
+    ck_assert_int_eq(tsr_grid_equal(&h, &other),
+                     strcmp(fmt(&h), fmt(&other)) == 0 &&
+                         memcmp(h.shape, other.shape, sizeof h.shape) == 0);
     tsr_grid_free(&h);
     tsr_grid_free(&other);
   }
@@ -298,8 +300,9 @@ START_TEST(auto_chunks_match_dask_on_checked_cases) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tsr_grid g;
-    ck_assert_int_eq(tsr_grid_init_auto(&g, cases[i].ndim, cases[i].shape, cases[i].itemsize,
-                                        cases[i].target), TSR_OK);
+    ck_assert_int_eq(
+        tsr_grid_init_auto(&g, cases[i].ndim, cases[i].shape, cases[i].itemsize, cases[i].target),
+        TSR_OK);
     for (int a = 0; a < cases[i].ndim; a++) ck_assert_int_eq(g.sizes[a][0], cases[i].chunk[a]);
     tsr_grid_free(&g);
   }
@@ -349,7 +352,8 @@ START_TEST(auto_chunks_reject_zero_itemsize_and_target) {
                "auto chunks need a positive item size");
   expect_error(tsr_grid_init_auto(&g, 1, shape, 8, 0), TSR_ERR_VALUE,
                "auto chunks need a positive target chunk size in bytes");
-  ck_assert_int_eq(tsr_grid_init_auto(&g, 1, shape, 8, 3), TSR_OK); /* below one item: chunks of 1 */
+  ck_assert_int_eq(tsr_grid_init_auto(&g, 1, shape, 8, 3),
+                   TSR_OK); /* below one item: chunks of 1 */
   ck_assert_int_eq(g.nchunks[0], 10);
   tsr_grid_free(&g);
 }
@@ -483,19 +487,24 @@ START_TEST(select_matches_dask_on_checked_cases) {
     int64_t start, stop, step;
     const char *expect;
   } cases[] = {
-      {0, 20, 3, "((1, 2, 1, 2, 1),)"},  {19, -21, -3, "((1, 3, 2, 1),)"},
-      {15, 1, -4, "((2, 2),)"},          {-100, 100, 7, "((1, 1, 1),)"},
-      {5, 2, 1, "((0,),)"},              {19, -21, -1, "((3, 7, 2, 5, 3),)"},
+      {0, 20, 3, "((1, 2, 1, 2, 1),)"},
+      {19, -21, -3, "((1, 3, 2, 1),)"},
+      {15, 1, -4, "((2, 2),)"},
+      {-100, 100, 7, "((1, 1, 1),)"},
+      {5, 2, 1, "((0,),)"},
+      {19, -21, -1, "((3, 7, 2, 5, 3),)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tsr_axis_sel sel = {.kind = TSR_SEL_SLICE};
     ck_assert_int_eq(tsr_slice_normalize(20, &cases[i].start, &cases[i].stop, &cases[i].step,
-                                         &sel.first, &sel.step, &sel.count), TSR_OK);
+                                         &sel.first, &sel.step, &sel.count),
+                     TSR_OK);
     ck_assert_int_eq(tsr_grid_select(&g, &sel, 1, &out), TSR_OK);
     ck_assert_str_eq(fmt(&out), cases[i].expect);
     tsr_grid_free(&out);
   }
-  tsr_axis_sel sel[] = {{.kind = TSR_SEL_NEWAXIS}, {.kind = TSR_SEL_SLICE, .first = 3, .step = 1, .count = 17}};
+  tsr_axis_sel sel[] = {{.kind = TSR_SEL_NEWAXIS},
+                        {.kind = TSR_SEL_SLICE, .first = 3, .step = 1, .count = 17}};
   ck_assert_int_eq(tsr_grid_select(&g, sel, 2, &out), TSR_OK);
   ck_assert_str_eq(fmt(&out), "((1,), (5, 2, 7, 3))");
   tsr_grid_free(&out);
@@ -518,9 +527,11 @@ static void random_sel(int64_t len, tsr_axis_sel *sel, int64_t *idx, int64_t *ni
   }
   int64_t start = rnd(2 * len + 8) - len - 4, stop = rnd(2 * len + 8) - len - 4;
   int64_t step = (1 + rnd(7)) * (rnd(2) ? 1 : -1);
-  const int64_t *p0 = rnd(4) ? &start : NULL, *p1 = rnd(4) ? &stop : NULL, *p2 = rnd(4) ? &step : NULL;
+  const int64_t *p0 = rnd(4) ? &start : NULL, *p1 = rnd(4) ? &stop : NULL,
+                *p2 = rnd(4) ? &step : NULL;
   *sel = (tsr_axis_sel){.kind = TSR_SEL_SLICE};
-  ck_assert_int_eq(tsr_slice_normalize(len, p0, p1, p2, &sel->first, &sel->step, &sel->count), TSR_OK);
+  ck_assert_int_eq(tsr_slice_normalize(len, p0, p1, p2, &sel->first, &sel->step, &sel->count),
+                   TSR_OK);
   *nidx = py_slice(len, p0, p1, p2, idx);
 }
 
@@ -570,7 +581,8 @@ START_TEST(select_reports_bad_indices) {
   tsr_grid g, out;
   int64_t shape[] = {4, 5, 1, 1}, chunk[] = {2, 2, 1, 1};
   ck_assert_int_eq(tsr_grid_init_regular(&g, 2, shape, chunk), TSR_OK);
-  tsr_axis_sel idx[] = {{.kind = TSR_SEL_INDEX, .index = 1}, {.kind = TSR_SEL_INDEX, .index = 5},
+  tsr_axis_sel idx[] = {{.kind = TSR_SEL_INDEX, .index = 1},
+                        {.kind = TSR_SEL_INDEX, .index = 5},
                         {.kind = TSR_SEL_INDEX, .index = 0}};
   expect_error(tsr_grid_select(&g, idx, 2, &out), TSR_ERR_INDEX,
                "index 5 is out of bounds for axis 1 with size 5");

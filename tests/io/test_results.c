@@ -123,8 +123,7 @@ static readback read_dataset(const char *file_path, const char *name) {
   hid_t t = H5Dget_type(d);
   r.type_class = H5Tget_class(t);
   r.type_size = H5Tget_size(t);
-  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                           r.values), 0);
+  ck_assert_int_ge(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.values), 0);
   H5Tclose(t);
   H5Sclose(s);
   H5Dclose(d);
@@ -392,8 +391,7 @@ static Suite *results_suite(void) {
   tcase_add_test(bad, path_that_is_a_directory_fails_and_leaves_no_temporary);
   tcase_add_test(bad, parent_that_is_a_regular_file_fails_even_for_root);
   tcase_add_test(bad, read_only_directory_fails_and_leaves_nothing);
-  tcase_add_test(bad,
-                 failure_while_writing_keeps_existing_file_and_removes_temporary);
+  tcase_add_test(bad, failure_while_writing_keeps_existing_file_and_removes_temporary);
   tcase_add_test(bad, duplicate_attribute_fails_and_keeps_existing_file);
   tcase_add_test(bad, hdf5_failure_prints_nothing_to_stderr);
   tcase_add_test(bad, duplicate_dataset_names_are_rejected_before_any_file_exists);

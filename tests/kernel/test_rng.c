@@ -43,9 +43,7 @@ static uint64_t next_test_bits(void) {
 }
 
 /* A uniform of the form rng.h produces: a multiple of 2^-53 in (0, 1]. */
-static double next_test_uniform(void) {
-  return ldexp((double)((next_test_bits() >> 11) + 1), -53);
-}
+static double next_test_uniform(void) { return ldexp((double)((next_test_bits() >> 11) + 1), -53); }
 
 /* Error of got in units of the last place of the double nearest to ref. */
 static double ulp_error(double got, long double ref) {
@@ -108,7 +106,8 @@ START_TEST(test_normal_is_box_muller_of_the_two_uniforms) {
     double got = tsr_rng_normal_at(KEY, STREAM, e);
     differ += !same_bits(got, (e % 2 == 0) ? r * c : r * s);
     /* and close to the same formula in libm's long double */
-    long double rl = sqrtl(-2.0L * logl(u1)), tl = 2.0L * 3.14159265358979323846264338327950288L * u2;
+    long double rl = sqrtl(-2.0L * logl(u1)),
+                tl = 2.0L * 3.14159265358979323846264338327950288L * u2;
     long double ref = (e % 2 == 0) ? rl * cosl(tl) : rl * sinl(tl);
     far += !(fabsl(got - ref) <= 1e-14L * (1.0L + fabsl(ref)));
   }
@@ -127,8 +126,8 @@ static void check_fill_equals_at(fill_fn fill, at_fn at, const char *what) {
   static const size_t lengths[] = {0, 1, 2, 3, 7, 255, 256, 257, 511, 512, 513, 1001};
   /* Even and odd starts, small and beyond 2^32 counters; 2^33 - 300 makes
    * the counter's high word change inside a block. */
-  static const uint64_t starts[] = {0, 1, 4096, 4097, (1ULL << 33) - 300, (1ULL << 33) - 301,
-                                    (1ULL << 40) + 6, (1ULL << 40) + 7};
+  static const uint64_t starts[] = {
+      0, 1, 4096, 4097, (1ULL << 33) - 300, (1ULL << 33) - 301, (1ULL << 40) + 6, (1ULL << 40) + 7};
   double *out = malloc(1001 * sizeof *out);
   ck_assert_ptr_nonnull(out);
   for (size_t s = 0; s < sizeof steps / sizeof *steps; s++)
@@ -197,9 +196,20 @@ static double log_test_point(int i, const double *edges, int n_edges) {
 }
 
 START_TEST(test_log_is_within_2_ulp_of_logl) {
-  static const double edges[] = {0x1p-53, 0x1p-52, 0x1.8p-52, 0.125, 0.25, 0.5, 0.75,
-                                 1.0 - 0x1p-53, 1.0, 0x1.6a09e667f3bcdp-1,
-                                 0x1.6a09e667f3bccp-1, 0x1.6a09e667f3bcep-1, 0.1, 0.9};
+  static const double edges[] = {0x1p-53,
+                                 0x1p-52,
+                                 0x1.8p-52,
+                                 0.125,
+                                 0.25,
+                                 0.5,
+                                 0.75,
+                                 1.0 - 0x1p-53,
+                                 1.0,
+                                 0x1.6a09e667f3bcdp-1,
+                                 0x1.6a09e667f3bccp-1,
+                                 0x1.6a09e667f3bcep-1,
+                                 0.1,
+                                 0.9};
   const int n_edges = (int)(sizeof edges / sizeof *edges);
   /* One assertion at the end: Check records every assertion it passes. */
   double worst = 0.0, worst_u = 0.0;
@@ -224,17 +234,29 @@ static void sincos2pi_reference(double u, long double *s, long double *c) {
   long double n = roundl(4.0L * u), r = (long double)u - n / 4.0L;
   long double sr = sinl(two_pi * r), cr = cosl(two_pi * r);
   switch ((int)n & 3) {
-  case 0: *s = sr; *c = cr; break;
-  case 1: *s = cr; *c = -sr; break;
-  case 2: *s = -sr; *c = -cr; break;
-  default: *s = -cr; *c = sr; break;
+  case 0:
+    *s = sr;
+    *c = cr;
+    break;
+  case 1:
+    *s = cr;
+    *c = -sr;
+    break;
+  case 2:
+    *s = -sr;
+    *c = -cr;
+    break;
+  default:
+    *s = -cr;
+    *c = sr;
+    break;
   }
 }
 
 START_TEST(test_sincos2pi_is_within_2_ulp_of_sinl_cosl) {
-  static const double edges[] = {0x1p-53, 0x1p-52, 0.125, 0.25 - 0x1p-53, 0.25 + 0x1p-53,
-                                 0.375, 0.5 - 0x1p-53, 0.5 + 0x1p-53, 0.625, 0.75 - 0x1p-53,
-                                 0.875, 1.0 - 0x1p-53, 0.1, 0.3};
+  static const double edges[] = {
+      0x1p-53,       0x1p-52, 0.125,          0.25 - 0x1p-53, 0.25 + 0x1p-53, 0.375, 0.5 - 0x1p-53,
+      0.5 + 0x1p-53, 0.625,   0.75 - 0x1p-53, 0.875,          1.0 - 0x1p-53,  0.1,   0.3};
   const int n_edges = (int)(sizeof edges / sizeof *edges);
   double worst = 0.0, worst_u = 0.0;
   for (int i = 0; i < N_MATH_POINTS + n_edges; i++) {
@@ -284,8 +306,8 @@ START_TEST(test_normal_has_mean_0_variance_1_and_normal_tails) {
   ck_assert_msg(fabs(var - 1.0) < 6.0 * sqrt(2.0 / n), "variance %g", var);
   /* P(|X| > 3) = erfc(3 / sqrt 2); the count is binomial. */
   double p = erfc(3.0 / sqrt(2.0)), expect = p * n, sd = sqrt(n * p * (1.0 - p));
-  ck_assert_msg(fabs((double)beyond_3 - expect) < 6.0 * sd, "%zu beyond 3, expected %.0f",
-                beyond_3, expect);
+  ck_assert_msg(fabs((double)beyond_3 - expect) < 6.0 * sd, "%zu beyond 3, expected %.0f", beyond_3,
+                expect);
   free(x);
 }
 END_TEST

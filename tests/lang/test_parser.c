@@ -28,10 +28,8 @@ static void put(sbuf *b, const char *fmt, ...) {
   va_start(ap, fmt);
   int k = vsnprintf(b->s + b->n, sizeof b->s - b->n, fmt, ap);
   va_end(ap);
-  if (k > 0)
-    b->n += (size_t)k;
-  if (b->n >= sizeof b->s)
-    b->n = sizeof b->s - 1;
+  if (k > 0) b->n += (size_t)k;
+  if (b->n >= sizeof b->s) b->n = sizeof b->s - 1;
 }
 
 static void sexpr(sbuf *b, const ast_node *n);
@@ -155,13 +153,11 @@ static const char *prog_sexpr(const char *text) {
   ast_program prog;
   tsr_error_clear();
   int st = tsr_parse_program(&src, &prog);
-  ck_assert_msg(st == TSR_OK, "parse of '%s' failed: %s", text,
-                tsr_error_message());
+  ck_assert_msg(st == TSR_OK, "parse of '%s' failed: %s", text, tsr_error_message());
   b.n = 0;
   b.s[0] = '\0';
   for (int i = 0; i < prog.nstmts; i++) {
-    if (i)
-      put(&b, "; ");
+    if (i) put(&b, "; ");
     sexpr_stmt(&b, &prog.stmts[i]);
   }
   tsr_ast_program_free(&prog);
@@ -175,8 +171,7 @@ static const char *expr_sexpr(const char *text) {
   ast_node *node;
   tsr_error_clear();
   int st = tsr_parse_expression(&src, &node);
-  ck_assert_msg(st == TSR_OK, "parse of '%s' failed: %s", text,
-                tsr_error_message());
+  ck_assert_msg(st == TSR_OK, "parse of '%s' failed: %s", text, tsr_error_message());
   b.n = 0;
   b.s[0] = '\0';
   sexpr(&b, node);
@@ -204,8 +199,7 @@ static ast_program parse_ok(const char *text) {
   tsr_source src = src_of(text);
   ast_program prog;
   tsr_error_clear();
-  ck_assert_msg(tsr_parse_program(&src, &prog) == TSR_OK, "%s",
-                tsr_error_message());
+  ck_assert_msg(tsr_parse_program(&src, &prog) == TSR_OK, "%s", tsr_error_message());
   return prog;
 }
 
@@ -232,9 +226,7 @@ START_TEST(additive_and_multiplicative_ops_are_left_associative) {
 }
 END_TEST
 
-START_TEST(power_is_right_associative) {
-  ck_expr("a ** b ** c", "(** a (** b c))");
-}
+START_TEST(power_is_right_associative) { ck_expr("a ** b ** c", "(** a (** b c))"); }
 END_TEST
 
 START_TEST(power_binds_tighter_than_unary_minus_on_its_left) {
@@ -273,8 +265,7 @@ static ast_node *parse_one(const char *text) {
   tsr_source src = src_of(text);
   ast_node *node;
   tsr_error_clear();
-  ck_assert_msg(tsr_parse_expression(&src, &node) == TSR_OK, "%s",
-                tsr_error_message());
+  ck_assert_msg(tsr_parse_expression(&src, &node) == TSR_OK, "%s", tsr_error_message());
   return node;
 }
 
@@ -401,10 +392,9 @@ START_TEST(calls_take_positional_then_keyword_arguments) {
   ck_expr("f()", "(call f)");
   ck_expr("f(a, b, k=v)", "(call f a b k=v)");
   ck_expr("f(k=1, j=2,)", "(call f k=1 j=2)");
-  ck_expr(
-      "normal(10, 1, shape=(500000, 500000), chunks=(10000, 10000), seed=0)",
-      "(call normal 10 1 shape=(tuple 500000 500000) "
-      "chunks=(tuple 10000 10000) seed=0)");
+  ck_expr("normal(10, 1, shape=(500000, 500000), chunks=(10000, 10000), seed=0)",
+          "(call normal 10 1 shape=(tuple 500000 500000) "
+          "chunks=(tuple 10000 10000) seed=0)");
   ck_expr("f(g(x), k=h(y=1))", "(call f (call g x) k=(call h y=1))");
 }
 END_TEST
@@ -501,10 +491,10 @@ END_TEST
  */
 
 /* Works for ast_node and ast_stmt alike. */
-#define ck_node_at(n, l, c)                                                    \
-  do {                                                                         \
-    ck_assert_int_eq((n)->line, (l));                                          \
-    ck_assert_int_eq((n)->col, (c));                                           \
+#define ck_node_at(n, l, c)           \
+  do {                                \
+    ck_assert_int_eq((n)->line, (l)); \
+    ck_assert_int_eq((n)->col, (c));  \
   } while (0)
 
 START_TEST(nodes_record_line_and_column_of_their_first_token) {
@@ -569,8 +559,7 @@ static const error_case error_cases[] = {
     {"x = 1__0", 1, 5, "invalid number '1__0'"},
     {"x = 0x1f", 1, 5, "invalid number '0x1f'"},
     {"x = 012", 1, 5, "invalid number '012': leading zeros are not allowed"},
-    {"x = 99999999999999999999", 1, 5,
-     "integer '99999999999999999999' is too large"},
+    {"x = 99999999999999999999", 1, 5, "integer '99999999999999999999' is too large"},
     {"x = (1 +", 1, 9, "unexpected end of input"},
     {"x = 1 +\ny = 2", 1, 8, "unexpected end of line"},
     {"x = 1 +  # more\ny = 2", 1, 8, "unexpected end of line"},
@@ -589,8 +578,7 @@ static const error_case error_cases[] = {
     {"a, = x", 1, 1, "unpacking into a one-element tuple is not supported"},
     {"a = b = 1", 1, 7, "chained assignment is not supported"},
     {"def f(x):", 1, 1, "'def' is not supported in the job language"},
-    {"import numpy as np", 1, 1,
-     "'import' is not supported in the job language"},
+    {"import numpy as np", 1, 1, "'import' is not supported in the job language"},
     {"x = 1 if y else 2", 1, 7, "'if' is not supported in the job language"},
     {"x = lambda t: t", 1, 5, "'lambda' is not supported in the job language"},
     {"x = not y", 1, 5, "'not' is not supported in the job language"},
@@ -608,8 +596,7 @@ static const error_case error_cases[] = {
     {"x = a ! b", 1, 7, "unexpected character '!'"},
     {"x = 'a\\qb'", 1, 7, "unknown escape '\\q' in string"},
     {"x = '''doc'''", 1, 5, "triple-quoted strings are not supported"},
-    {"x = 1 \\ + 2", 1, 7,
-     "unexpected character after line continuation character"},
+    {"x = 1 \\ + 2", 1, 7, "unexpected character after line continuation character"},
     {"x = a[]", 1, 7, "expected an index inside '[]'"},
     {"x = a.(b)", 1, 7, "expected an attribute name after '.'"},
     {"x = f(x)(y)", 1, 9, "only functions and methods can be called"},
@@ -619,8 +606,7 @@ static const error_case error_cases[] = {
     {"x = ", 1, 4, "unexpected end of input"},
     {"x = )", 1, 5, "unexpected ')'"},
     {"x = a[1:2:3:4]", 1, 12, "expected ']' to close '[' opened at 1:6"},
-    {"a = 1\nb = f(a,\n      c d)\n", 3, 9,
-     "expected ')' to close '(' opened at 2:6"},
+    {"a = 1\nb = f(a,\n      c d)\n", 3, 9, "expected ')' to close '(' opened at 2:6"},
 };
 
 /* The first line of the message, and the caret under the right column. */
@@ -628,16 +614,13 @@ START_TEST(syntax_errors_report_message_and_caret) {
   const error_case *c = &error_cases[_i];
   const char *msg = parse_error(c->text);
   char first[256];
-  snprintf(first, sizeof first, "job.tsr:%d:%d: %s", c->line, c->col,
-           c->message);
+  snprintf(first, sizeof first, "job.tsr:%d:%d: %s", c->line, c->col, c->message);
   const char *nl = strchr(msg, '\n');
   ck_assert_msg(nl != NULL, "no source line in: %s", msg);
-  ck_assert_msg(strncmp(msg, first, (size_t)(nl - msg)) == 0 &&
-                    strlen(first) == (size_t)(nl - msg),
+  ck_assert_msg(strncmp(msg, first, (size_t)(nl - msg)) == 0 && strlen(first) == (size_t)(nl - msg),
                 "for '%s'\n  got: %s\n want: %s", c->text, msg, first);
   const char *caret = strrchr(msg, '\n') + 1;
-  ck_assert_msg((int)strlen(caret) == 4 + c->col &&
-                    caret[strlen(caret) - 1] == '^',
+  ck_assert_msg((int)strlen(caret) == 4 + c->col && caret[strlen(caret) - 1] == '^',
                 "caret misplaced for '%s':\n%s", c->text, msg);
 }
 END_TEST
@@ -662,10 +645,8 @@ END_TEST
 
 START_TEST(unclosed_bracket_error_names_the_opener) {
   const char *msg = parse_error("x = sum(\ny + 1\nz = 2\n");
-  ck_assert_msg(
-      strstr(msg, "job.tsr:3:1: expected ')' to close '(' opened at 1:8") ==
-          msg,
-      "%s", msg);
+  ck_assert_msg(strstr(msg, "job.tsr:3:1: expected ')' to close '(' opened at 1:8") == msg, "%s",
+                msg);
 }
 END_TEST
 
@@ -720,13 +701,11 @@ START_TEST(parse_expression_accepts_one_expression_only) {
   src = src_of("");
   tsr_error_clear();
   ck_assert_int_eq(tsr_parse_expression(&src, &node), TSR_ERR_SYNTAX);
-  ck_assert_ptr_nonnull(
-      strstr(tsr_error_message(), "1:1: unexpected end of input"));
+  ck_assert_ptr_nonnull(strstr(tsr_error_message(), "1:1: unexpected end of input"));
   src = src_of("a\nb");
   tsr_error_clear();
   ck_assert_int_eq(tsr_parse_expression(&src, &node), TSR_ERR_SYNTAX);
-  ck_assert_ptr_nonnull(
-      strstr(tsr_error_message(), "2:1: unexpected name 'b'"));
+  ck_assert_ptr_nonnull(strstr(tsr_error_message(), "2:1: unexpected name 'b'"));
 }
 END_TEST
 
@@ -736,8 +715,7 @@ END_TEST
 START_TEST(source_error_without_line_has_only_the_first_line) {
   tsr_source src = src_of("x = 1\n");
   tsr_error_clear();
-  ck_assert_int_eq(tsr_source_error(&src, 0, 0, TSR_ERR_NAME, "no job %d", 7),
-                   TSR_ERR_NAME);
+  ck_assert_int_eq(tsr_source_error(&src, 0, 0, TSR_ERR_NAME, "no job %d", 7), TSR_ERR_NAME);
   ck_assert_str_eq(tsr_error_message(), "job.tsr: no job 7");
   ck_assert_int_eq(tsr_error_code(), TSR_ERR_NAME);
 }
@@ -774,8 +752,7 @@ END_TEST
  * -------------------------------------------------------------- */
 
 START_TEST(nearest_name_suggests_plausible_misspellings) {
-  const char *names[] = {"sum", "mean", "normal", "uniform",
-                         "svd", "save", "load"};
+  const char *names[] = {"sum", "mean", "normal", "uniform", "svd", "save", "load"};
   int n = (int)(sizeof names / sizeof *names);
   ck_assert_str_eq(tsr_nearest_name("nromal", names, n), "normal"); /* swap */
   ck_assert_str_eq(tsr_nearest_name("normall", names, n), "normal");
@@ -788,8 +765,7 @@ END_TEST
 START_TEST(nearest_name_rejects_distant_words) {
   const char *names[] = {"sum", "mean", "normal"};
   ck_assert_ptr_null(tsr_nearest_name("xyz", names, 3));
-  ck_assert_ptr_null(
-      tsr_nearest_name("nrmla", names, 3)); /* 2 edits, limit 1 */
+  ck_assert_ptr_null(tsr_nearest_name("nrmla", names, 3)); /* 2 edits, limit 1 */
   ck_assert_ptr_null(tsr_nearest_name("foo", names, 0));
 }
 END_TEST

@@ -74,7 +74,9 @@ static void lapack_sv(const double *a, double *s) {
   free(w), free(u), free(vt);
 }
 
-static tsr_tsqr_plan plan(void) { return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu")}; }
+static tsr_tsqr_plan plan(void) {
+  return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu")};
+}
 
 /* Runs the tree over the row blocks of a; q receives the stacked blocks. */
 static void run_tsqr(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, double *small) {
@@ -111,7 +113,8 @@ static double orth_error(const double *q, int k) {
 }
 
 /* ||A - U diag(s) Vt||_F / ||A||_F */
-static double recon_error(const double *a, const double *u, const double *s, const double *vt, int k) {
+static double recon_error(const double *a, const double *u, const double *s, const double *vt,
+                          int k) {
   long double num = 0, den = 0;
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
@@ -128,10 +131,10 @@ static double recon_error(const double *a, const double *u, const double *s, con
 static void spectrum(int which, double *sigma) {
   for (int l = 0; l < N; l++) {
     double t = (double)l / (N - 1);
-    sigma[l] = which == 0 ? 2.0 - t
-             : which == 1 ? pow(10.0, 3.0 - 9.0 * t)
-             : which == 2 ? (l < N - 8 ? 5.0 - l * 0.1 : 0.0)
-             : pow(10.0, -15.0 * t);
+    sigma[l] = which == 0   ? 2.0 - t
+               : which == 1 ? pow(10.0, 3.0 - 9.0 * t)
+               : which == 2 ? (l < N - 8 ? 5.0 - l * 0.1 : 0.0)
+                            : pow(10.0, -15.0 * t);
   }
 }
 
@@ -143,10 +146,10 @@ START_TEST(svd_matches_lapack_on_known_spectra) {
   lapack_sv(a, want);
   run_tsqr(a, TSR_TSQR_SVD, N, u, small); /* signs normalized by tsr_tsqr */
   for (int l = 0; l < N; l++) {
-    ck_assert_msg(fabs(small[l] - want[l]) <= 1e-12 * want[0], "case %d: s[%d] %.17g, LAPACK %.17g", _i,
-                  l, small[l], want[l]);
-    ck_assert_msg(fabs(small[l] - sigma[l]) <= 1e-12 * sigma[0], "case %d: s[%d] %.17g, exact %.17g", _i,
-                  l, small[l], sigma[l]);
+    ck_assert_msg(fabs(small[l] - want[l]) <= 1e-12 * want[0], "case %d: s[%d] %.17g, LAPACK %.17g",
+                  _i, l, small[l], want[l]);
+    ck_assert_msg(fabs(small[l] - sigma[l]) <= 1e-12 * sigma[0],
+                  "case %d: s[%d] %.17g, exact %.17g", _i, l, small[l], sigma[l]);
     if (l > 0) ck_assert(small[l] <= small[l - 1]);
   }
   double re = recon_error(a, u, small, small + N, N), oe = orth_error(u, N);
@@ -195,7 +198,8 @@ START_TEST(qr_reconstructs_with_orthonormal_q_and_nonnegative_diagonal) {
       num += (t - a[i * N + j]) * (t - a[i * N + j]);
       den += (long double)a[i * N + j] * a[i * N + j];
     }
-  ck_assert_msg(sqrtl(num / den) <= 1e-13, "case %d: ||A - QR|| / ||A|| = %g", _i, (double)sqrtl(num / den));
+  ck_assert_msg(sqrtl(num / den) <= 1e-13, "case %d: ||A - QR|| / ||A|| = %g", _i,
+                (double)sqrtl(num / den));
   for (int i = 0; i < N; i++) {
     ck_assert(r[i * N + i] >= 0);
     for (int j = 0; j < i; j++) ck_assert(r[i * N + j] == 0.0);
@@ -246,7 +250,8 @@ static tsr_node *random_node(int64_t r, int64_t c, const int64_t *rs, int64_t nr
 
 START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
   tsr_exec ex = make_exec();
-  static const int64_t xr[] = {10, 10, 10, 7}, xc[] = {7, 7, 7, 2}, yr[] = {5, 5, 5, 5, 3}, yc[] = {8, 8, 3};
+  static const int64_t xr[] = {10, 10, 10, 7}, xc[] = {7, 7, 7, 2}, yr[] = {5, 5, 5, 5, 3},
+                       yc[] = {8, 8, 3};
   tsr_node *x = random_node(37, 23, xr, 4, xc, 4, 0), *y = random_node(23, 19, yr, 5, yc, 3, 1);
   tsr_grid g;
   int64_t shape[2] = {37, 19}, n[2] = {4, 3};
@@ -269,7 +274,8 @@ START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
     for (int j = 0; j < 19; j++) {
       long double s = 0;
       for (int l = 0; l < 23; l++) s += (long double)x->value[i * 23 + l] * y->value[l * 19 + j];
-      ck_assert_msg(fabs(p->value[i * 19 + j] - (double)s) <= 1e-13 * (1 + fabsl(s)), "(%d,%d)", i, j);
+      ck_assert_msg(fabs(p->value[i * 19 + j] - (double)s) <= 1e-13 * (1 + fabsl(s)), "(%d,%d)", i,
+                    j);
     }
   for (int i = 0; i < 37; i++)
     for (int j = 0; j < 23; j++) ck_assert(t->value[j * 37 + i] == x->value[i * 23 + j]);

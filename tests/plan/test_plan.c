@@ -37,7 +37,8 @@ static tsr_grid random_grid(int nd, int maxchunks, int64_t maxc) {
     for (int64_t c = 0; c < nsizes[a]; c++) shape[a] += sizes[a][c] = rnd(1, maxc);
   }
   tsr_grid g;
-  ck_assert_int_eq(tsr_grid_init_lists(&g, nd, shape, (const int64_t *const *)sizes, nsizes), TSR_OK);
+  ck_assert_int_eq(tsr_grid_init_lists(&g, nd, shape, (const int64_t *const *)sizes, nsizes),
+                   TSR_OK);
   for (int a = 0; a < nd; a++) free(sizes[a]);
   return g;
 }
@@ -69,8 +70,8 @@ START_TEST(ceil_and_floor_division_match_brute_force) {
     for (int64_t a = -60; a <= 60; a++) {
       int64_t fl = -100, ce = 100;
       for (int64_t q = -100; q <= 100; q++) {
-        if (q * b <= a) fl = q;            /* the largest q with q*b <= a */
-        if (q * b >= a && q < ce) ce = q;  /* the smallest q with q*b >= a */
+        if (q * b <= a) fl = q;           /* the largest q with q*b <= a */
+        if (q * b >= a && q < ce) ce = q; /* the smallest q with q*b >= a */
       }
       ck_assert_int_eq(tsr_floor_div(a, b), fl);
       ck_assert_int_eq(tsr_ceil_div(a, b), ce);
@@ -379,7 +380,8 @@ START_TEST(waves_visit_every_chunk_once_at_its_owner) {
           ck_assert_int_eq(v.slots[k], mine++); /* its position among the rank's chunks */
         }
       }
-      ck_assert_int_eq(mine, (total - rank + size - 1) / size > 0 ? (total - rank + size - 1) / size : 0);
+      ck_assert_int_eq(mine,
+                       (total - rank + size - 1) / size > 0 ? (total - rank + size - 1) / size : 0);
     }
     for (int64_t c = 0; c < total; c++) ck_assert_int_eq(seen[c], 1);
     free(v.tasks);
@@ -392,8 +394,8 @@ START_TEST(waves_visit_every_chunk_once_at_its_owner) {
 END_TEST
 
 START_TEST(wave_width_follows_threads_and_memory) {
-  ck_assert_int_eq(tsr_wave_width(8, 0, 1000, 1), 8);      /* no budget: the threads */
-  ck_assert_int_eq(tsr_wave_width(0, 0, 1000, 1), 1);      /* at least one */
+  ck_assert_int_eq(tsr_wave_width(8, 0, 1000, 1), 8);       /* no budget: the threads */
+  ck_assert_int_eq(tsr_wave_width(0, 0, 1000, 1), 1);       /* at least one */
   ck_assert_int_eq(tsr_wave_width(9000, 0, 1000, 0), 4096); /* at most 4096 */
   /* per chunk: 8 bytes x 1000 elements x (2 + 4 x 2 staged leaves) = 80 kB */
   ck_assert_int_eq(tsr_wave_width(8, 3 * 80000, 1000, 2), 3);

@@ -103,13 +103,20 @@ static int cmd_write(int argc, char **argv) {
   int nd = parse_list(argv[5], dims), nc = 0, gzip = -1, shuffle = 0, append = 0, contiguous = 0;
   state = 12345;
   for (int i = 6; i < argc; i++) {
-    if (!strncmp(argv[i], "chunks=", 7)) nc = parse_list(argv[i] + 7, chunks);
-    else if (!strcmp(argv[i], "contiguous")) contiguous = 1;
-    else if (!strncmp(argv[i], "gzip=", 5)) gzip = atoi(argv[i] + 5);
-    else if (!strcmp(argv[i], "shuffle")) shuffle = 1;
-    else if (!strncmp(argv[i], "seed=", 5)) state = strtoull(argv[i] + 5, NULL, 10);
-    else if (!strcmp(argv[i], "append")) append = 1;
-    else die("unknown write option", argv[i]);
+    if (!strncmp(argv[i], "chunks=", 7))
+      nc = parse_list(argv[i] + 7, chunks);
+    else if (!strcmp(argv[i], "contiguous"))
+      contiguous = 1;
+    else if (!strncmp(argv[i], "gzip=", 5))
+      gzip = atoi(argv[i] + 5);
+    else if (!strcmp(argv[i], "shuffle"))
+      shuffle = 1;
+    else if (!strncmp(argv[i], "seed=", 5))
+      state = strtoull(argv[i] + 5, NULL, 10);
+    else if (!strcmp(argv[i], "append"))
+      append = 1;
+    else
+      die("unknown write option", argv[i]);
   }
   int is_float;
   hid_t ftype = file_type(tname, &is_float), bad = -1;
@@ -193,8 +200,8 @@ static hid_t select_slab(hid_t d, int argc, char **argv, int at, int *nd, long l
   return space;
 }
 
-static double *read_slab(const char *path, const char *name, int argc, char **argv, int at,
-                         int *nd, long long *count, size_t *n) {
+static double *read_slab(const char *path, const char *name, int argc, char **argv, int at, int *nd,
+                         long long *count, size_t *n) {
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) die("cannot open", path);
   hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
@@ -210,7 +217,8 @@ static double *read_slab(const char *path, const char *name, int argc, char **ar
   double *v = malloc(sizeof(double) * (*n + 1)), *w = malloc(sizeof(double) * (*n + 1));
   if (!v || !w) die("out of memory", NULL);
   hid_t mspace = H5Screate_simple(*nd, c, NULL);
-  if (*n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, v) < 0) die("cannot read", name);
+  if (*n > 0 && H5Dread(d, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, v) < 0)
+    die("cannot read", name);
   /* flip the reversed axes */
   for (size_t i = 0; i < *n; i++) {
     size_t rem = i, src = 0, stride = 1;
@@ -308,8 +316,10 @@ static int cmd_layout(int argc, char **argv) {
     unsigned flags, cd[4] = {0};
     size_t ncd = 4;
     H5Z_filter_t f = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd, 0, NULL, NULL);
-    if (f == H5Z_FILTER_DEFLATE) printf(" gzip=%u", cd[0]);
-    else printf(" filter=%d", (int)f);
+    if (f == H5Z_FILTER_DEFLATE)
+      printf(" gzip=%u", cd[0]);
+    else
+      printf(" filter=%d", (int)f);
   }
   printf("\n");
   H5Sclose(space);
@@ -323,12 +333,18 @@ static int cmd_layout(int argc, char **argv) {
 int main(int argc, char **argv) {
   int rc = 2;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (argc >= 2 && !strcmp(argv[1], "write")) rc = cmd_write(argc, argv);
-  else if (argc >= 2 && !strcmp(argv[1], "slab")) rc = cmd_slab(argc, argv);
-  else if (argc >= 2 && !strcmp(argv[1], "stats")) rc = cmd_stats(argc, argv);
-  else if (argc >= 2 && !strcmp(argv[1], "colstats")) rc = cmd_colstats(argc, argv);
-  else if (argc >= 2 && !strcmp(argv[1], "layout")) rc = cmd_layout(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "write"))
+    rc = cmd_write(argc, argv);
+  else if (argc >= 2 && !strcmp(argv[1], "slab"))
+    rc = cmd_slab(argc, argv);
+  else if (argc >= 2 && !strcmp(argv[1], "stats"))
+    rc = cmd_stats(argc, argv);
+  else if (argc >= 2 && !strcmp(argv[1], "colstats"))
+    rc = cmd_colstats(argc, argv);
+  else if (argc >= 2 && !strcmp(argv[1], "layout"))
+    rc = cmd_layout(argc, argv);
   if (rc == 2)
-    fprintf(stderr, "usage: h5tool write|slab|stats|colstats|layout FILE DSET ... (see tests/h5tool.c)\n");
+    fprintf(stderr,
+            "usage: h5tool write|slab|stats|colstats|layout FILE DSET ... (see tests/h5tool.c)\n");
   return rc;
 }
