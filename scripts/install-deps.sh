@@ -31,7 +31,7 @@ PACKAGES=(
   check                                                # unit tests
   python3 python3-numpy python3-h5py                  # test helpers, h5py/NumPy checks
 )
-# tests/slurm_job.sh starts a one-node SLURM of its own; tests/job_scripts.sh
+# tests/job/slurm_job.sh starts a one-node SLURM of its own; tests/job/job_scripts.sh
 # lints jobs/ with shellcheck. Both skip (loudly) without them outside CI.
 BATCH_PACKAGES=(slurmctld slurmd slurm-client munge shellcheck)
 # scripts/test.sh --full builds and tests a second time against parallel HDF5
