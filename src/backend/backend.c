@@ -17,6 +17,21 @@ const char tsr_be_fault_ops[] = "qr svd gemm eval_box reduce_box reduce_chunks";
  * before any worker runs, and only read afterwards. */
 static char fault[32];
 
+/* Bytes copied between backend and host memory since setup (download,
+ * upload); workers add to them at once. */
+static double down_bytes, up_bytes;
+
+static void count_copy(const tsr_backend_ops *be, double *counter, size_t n) {
+  if (tsr_be_caps(be) & TSR_BE_HOST_MEMORY) return; /* host memory: nothing was copied */
+#pragma omp atomic
+  *counter += 8.0 * (double)n;
+}
+
+void tsr_be_host_copies(double *down, double *up) {
+  *down = down_bytes;
+  *up = up_bytes;
+}
+
 /* The op, or the error that says the backend lacks it. */
 #define BE_NEED(be, op)                                                                           \
   do {                                                                                            \
@@ -57,6 +72,7 @@ int tsr_be_bind(const tsr_backend_ops *be, int local_rank, tsr_device_id *id, in
 int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg) {
   BE_NEED(be, setup);
   snprintf(fault, sizeof fault, "%s", cfg->fault ? cfg->fault : "");
+  down_bytes = up_bytes = 0;
   return be->setup(cfg);
 }
 
@@ -127,15 +143,19 @@ void tsr_be_release(const tsr_backend_ops *be, double *ptr) {
 
 int tsr_be_download(const tsr_backend_ops *be, const double *src, double *dst, size_t n) {
   BE_NEED(be, download);
+  count_copy(be, &down_bytes, n);
   return be->download(src, dst, n);
 }
 
 int tsr_be_upload(const tsr_backend_ops *be, const double *src, double *dst, size_t n) {
   BE_NEED(be, upload);
+  count_copy(be, &up_bytes, n);
   return be->upload(src, dst, n);
 }
 
-int tsr_be_has_exchange(const tsr_backend_ops *be) { return be->exchange != NULL; }
+int tsr_be_has_exchange(const tsr_backend_ops *be) {
+  return be->exchange != NULL && (tsr_be_caps(be) & TSR_BE_EXCHANGE);
+}
 
 int tsr_be_exchange(const tsr_backend_ops *be, const tsr_be_msg *sends, int nsends,
                     const tsr_be_msg *recvs, int nrecvs) {
@@ -152,26 +172,86 @@ size_t tsr_be_peak_memory(const tsr_backend_ops *be) {
   return be && be->peak_memory ? be->peak_memory() : 0;
 }
 
-const tsr_backend_ops *tsr_be_dense(const tsr_backend_ops *be) {
-  if (tsr_be_caps(be) & TSR_BE_DENSE) return be;
-  const tsr_backend_ops *cpu = tsr_backend_find("cpu");
-  return cpu ? cpu : be;
+size_t tsr_be_memory_limit(const tsr_backend_ops *be) {
+  return be && be->memory_limit ? be->memory_limit() : 0;
 }
+
+/* A dense kernel's trace span (category backend): its name, and in the
+ * args the values it reads (elements). */
+static void dense_done(const char *name, double t0, int64_t elems) {
+  (void)elems;
+  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_BACKEND, name, t0, (tsr_trace_args){-1, 0, 0, 0});
+}
+#define DENSE_T0 (tsr_trace_on ? tsr_trace_now() : 0.0)
 
 int tsr_be_qr(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
               double *r) {
   BE_NEED(be, qr);
-  return be->qr(m, n, a, q, r);
+  double t0 = DENSE_T0;
+  int st = be->qr(m, n, a, q, r);
+  dense_done("qr", t0, m * n);
+  return st;
 }
 
 int tsr_be_svd(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *s,
                double *u, double *vt) {
   BE_NEED(be, svd);
-  return be->svd(m, n, a, s, u, vt);
+  double t0 = DENSE_T0;
+  int st = be->svd(m, n, a, s, u, vt);
+  dense_done("svd", t0, m * n);
+  return st;
 }
 
 int tsr_be_gemm(const tsr_backend_ops *be, int64_t m, int64_t n, int64_t k, const double *a,
                 int64_t lda, const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {
   BE_NEED(be, gemm);
-  return be->gemm(m, n, k, a, lda, b, ldb, beta, c, ldc);
+  double t0 = DENSE_T0;
+  int st = be->gemm(m, n, k, a, lda, b, ldb, beta, c, ldc);
+  dense_done("gemm", t0, m * k + k * n);
+  return st;
+}
+
+int tsr_be_copy2d(const tsr_backend_ops *be, int64_t rows, int64_t cols, const double *src,
+                  int64_t lds, double *dst, int64_t ldd) {
+  BE_NEED(be, copy2d);
+  if (rows <= 0 || cols <= 0) return TSR_OK;
+  return be->copy2d(rows, cols, src, lds, dst, ldd);
+}
+
+int tsr_be_copy(const tsr_backend_ops *be, const double *src, double *dst, size_t n) {
+  return tsr_be_copy2d(be, 1, (int64_t)n, src, (int64_t)n, dst, (int64_t)n);
+}
+
+int tsr_be_axpy(const tsr_backend_ops *be, size_t n, const double *x, double *y) {
+  BE_NEED(be, axpy);
+  return n ? be->axpy(n, x, y) : TSR_OK;
+}
+
+int tsr_be_col_absmax(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a,
+                      tsr_colmax *out) {
+  BE_NEED(be, col_absmax);
+  double t0 = DENSE_T0;
+  int st = be->col_absmax(m, n, a, out);
+  dense_done("col_absmax", t0, m * n);
+  return st;
+}
+
+int tsr_be_scale_cols(const tsr_backend_ops *be, int64_t m, int64_t n, double *a, const double *f) {
+  BE_NEED(be, scale_cols);
+  if (m <= 0 || n <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->scale_cols(m, n, a, f);
+  dense_done("scale_cols", t0, m * n);
+  return st;
+}
+
+int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
+                       double *r, double *c, int *has_c) {
+  *has_c = 0;
+  if (!be->qr_deferred || m < n) return tsr_be_qr(be, m, n, a, q, r);
+  BE_NEED(be, qr); /* the fault knob names the op qr for both */
+  double t0 = DENSE_T0;
+  int st = be->qr_deferred(m, n, a, q, r, c, has_c);
+  dense_done("qr", t0, m * n);
+  return st;
 }

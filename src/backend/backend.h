@@ -46,7 +46,6 @@ typedef struct tsr_backend_config {
   size_t mem_limit;  /* bytes per rank (device memory for GPU backends) */
   int shared;        /* another rank of this node uses the same device (from bind) */
   int any_shared;    /* some rank of the job shares its device: no device transport */
-  int dense;         /* offer the dense kernels (TESSERA_GPU_LINALG for the CUDA ones) */
   const char *fault; /* testing knob (TESSERA_FAULT): the wrappers fail this op */
 } tsr_backend_config;
 
@@ -63,10 +62,19 @@ typedef struct tsr_be_msg {
   size_t n;
 } tsr_be_msg;
 
+/* A column's entry of largest magnitude (col_absmax): |value|, its row,
+ * and the sign of the value (1 or -1; 1 for zero). */
+typedef struct tsr_colmax {
+  double big;
+  int64_t row;
+  double sign;
+} tsr_colmax;
+
 /* Capabilities (the caps op; fixed once setup has run). */
 enum {
   TSR_BE_HOST_MEMORY = 1u << 0, /* alloc returns host memory: MPI and memcpy read it as it is */
-  TSR_BE_DENSE = 1u << 1,       /* qr, svd and gemm are on */
+  TSR_BE_DENSE = 1u << 1,       /* the dense kernels (qr, svd, gemm, ...) are on */
+  TSR_BE_EXCHANGE = 1u << 2,    /* exchange moves backend memory between ranks now */
 };
 
 typedef struct tsr_backend_ops {
@@ -105,22 +113,51 @@ typedef struct tsr_backend_ops {
   /* Peak backend memory this rank used since setup (device memory for the
    * GPU), in bytes; 0 when the backend does not measure it. */
   size_t (*peak_memory)(void);
+  /* Optional: bytes of backend memory this rank may use (the device pool's
+   * limit on the GPU); absent for host memory, which --mem-limit governs. */
+  size_t (*memory_limit)(void);
   /* Optional: sends and receives pieces held in backend memory, one message
    * per peer and direction, all posted at once; returns when every message
-   * has arrived. Without it the executor moves host memory with MPI (the
-   * buffers themselves when TSR_BE_HOST_MEMORY, downloaded copies otherwise). */
+   * has arrived. Used only while caps has TSR_BE_EXCHANGE (the CUDA backend:
+   * NCCL between distinct GPUs); otherwise the executor moves host memory
+   * with MPI (the buffers themselves when TSR_BE_HOST_MEMORY, downloaded
+   * copies otherwise). */
   int (*exchange)(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs, int nrecvs);
-  /* Dense kernels of src/linalg, on row-major matrices in host memory;
-   * threads may call them at once, and the same operands give the same bits
-   * on every call. Offered when caps has TSR_BE_DENSE.
-   * qr: a (m x n) = q (m x K) r (K x n, upper triangular, zeros below), with
-   * K = min(m, n). svd: a (m x n) = u (m x P) diag(s) vt (P x n), P =
-   * min(m, n), s descending. gemm: c (m x n) = a (m x k) b (k x n) + beta c,
-   * with leading dimensions lda, ldb, ldc. */
+  /* Dense kernels of src/linalg, on row-major matrices in this backend's
+   * memory (from alloc: device memory on the GPU, so no block of a matrix
+   * leaves the device). Threads may call them at once; the same operands
+   * give the same bits on every call, whatever the thread or rank count.
+   * Each returns when its results are in place (a later op on any thread
+   * may read them). Offered when caps has TSR_BE_DENSE.
+   * qr: a (m x n) = q (m x K) r (K x n, upper triangular, zeros below),
+   *   K = min(m, n); q may be a itself when m >= n (a is then overwritten).
+   * svd: a (m x n) = u (m x P) diag(s) vt (P x n), P = min(m, n), s
+   *   descending (s too in backend memory).
+   * gemm: c (m x n) = a (m x k) b (k x n) + beta c, with leading
+   *   dimensions lda, ldb, ldc.
+   * copy2d: rows x cols values from src (rows lds apart) to dst (ldd apart).
+   * axpy: y[i] += x[i] for n values.
+   * col_absmax: for each column j of a (m x n, compact), its entry of
+   *   largest magnitude (the first in row order on ties) into out[j], in
+   *   host memory (svd_flip's choice of signs).
+   * scale_cols: column j of a (m x n, compact) multiplied by f[j] (n values
+   *   in host memory).
+   * qr_deferred (optional): qr for m >= n whose q may still lack a last
+   *   triangular correction: Q = q c with c (n x n, upper triangular) when
+   *   *has_c is set on return, so that a caller who multiplies Q by a small
+   *   matrix anyway (the TSQR down-sweep) applies c to that matrix instead
+   *   of to the m rows of q (CholeskyQR2's second pass). */
   int (*qr)(int64_t m, int64_t n, const double *a, double *q, double *r);
   int (*svd)(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
   int (*gemm)(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
               int64_t ldb, double beta, double *c, int64_t ldc);
+  int (*copy2d)(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                int64_t ldd);
+  int (*axpy)(size_t n, const double *x, double *y);
+  int (*col_absmax)(int64_t m, int64_t n, const double *a, tsr_colmax *out);
+  int (*scale_cols)(int64_t m, int64_t n, double *a, const double *f);
+  int (*qr_deferred)(int64_t m, int64_t n, const double *a, double *q, double *r, double *c,
+                     int *has_c);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -179,15 +216,32 @@ int tsr_be_exchange(const tsr_backend_ops *be, const tsr_be_msg *sends, int nsen
                     const tsr_be_msg *recvs, int nrecvs);
 void tsr_be_describe(const tsr_backend_ops *be, char *buf, size_t n);
 size_t tsr_be_peak_memory(const tsr_backend_ops *be);
+/* The backend's own memory limit (0: none of its own, host memory). */
+size_t tsr_be_memory_limit(const tsr_backend_ops *be);
 
-/* The backend whose dense kernels run linear algebra: be when it offers
- * them (TSR_BE_DENSE), else the CPU's. */
-const tsr_backend_ops *tsr_be_dense(const tsr_backend_ops *be);
+/* The dense kernels (see the ops table), on this backend's memory. */
 int tsr_be_qr(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
               double *r);
 int tsr_be_svd(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *s,
                double *u, double *vt);
 int tsr_be_gemm(const tsr_backend_ops *be, int64_t m, int64_t n, int64_t k, const double *a,
                 int64_t lda, const double *b, int64_t ldb, double beta, double *c, int64_t ldc);
+int tsr_be_copy2d(const tsr_backend_ops *be, int64_t rows, int64_t cols, const double *src,
+                  int64_t lds, double *dst, int64_t ldd);
+/* n contiguous values (copy2d of one row). */
+int tsr_be_copy(const tsr_backend_ops *be, const double *src, double *dst, size_t n);
+int tsr_be_axpy(const tsr_backend_ops *be, size_t n, const double *x, double *y);
+int tsr_be_col_absmax(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a,
+                      tsr_colmax *out);
+int tsr_be_scale_cols(const tsr_backend_ops *be, int64_t m, int64_t n, double *a, const double *f);
+/* qr_deferred where the backend has it, else qr (then *has_c = 0). */
+int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
+                       double *r, double *c, int *has_c);
+
+/* Values copied between backend memory and host memory since setup, by
+ * download and upload (both 0 for backends whose memory is host memory:
+ * nothing is copied). The summary reports them, and tests check that the
+ * device-resident paths copy no block. */
+void tsr_be_host_copies(double *down_bytes, double *up_bytes);
 
 #endif

@@ -1,16 +1,24 @@
 /*
  * cpu.h - what the CPU backend's files share: the dense kernels of
- * cpu_linalg.c that its ops table (cpu_eval.c) lists. See backend.h for
+ * cpu_linalg.c (and their helpers) that its ops table (cpu_eval.c) lists. See backend.h for
  * their contracts.
  */
 #ifndef TSR_CPU_H
 #define TSR_CPU_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "backend/backend.h"
 
 int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r);
 int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
 int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc);
+int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                   int64_t ldd);
+int tsr_cpu_axpy(size_t n, const double *x, double *y);
+int tsr_cpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
+int tsr_cpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
 
 #endif

@@ -371,4 +371,8 @@ const tsr_backend_ops tsr_cpu_backend = {
     .qr = tsr_cpu_qr,
     .svd = tsr_cpu_svd,
     .gemm = tsr_cpu_gemm,
+    .copy2d = tsr_cpu_copy2d,
+    .axpy = tsr_cpu_axpy,
+    .col_absmax = tsr_cpu_col_absmax,
+    .scale_cols = tsr_cpu_scale_cols,
 };

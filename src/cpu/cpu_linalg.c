@@ -115,3 +115,33 @@ int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, 
 }
 
 #endif
+
+/* ---- the helpers of the dense kernels: host memory, no BLAS needed ---- */
+
+int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                   int64_t ldd) {
+  for (int64_t i = 0; i < rows; i++)
+    memmove(dst + i * ldd, src + i * lds, sizeof(double) * (size_t)cols);
+  return TSR_OK;
+}
+
+int tsr_cpu_axpy(size_t n, const double *x, double *y) {
+  for (size_t i = 0; i < n; i++) y[i] += x[i];
+  return TSR_OK;
+}
+
+int tsr_cpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out) {
+  for (int64_t j = 0; j < n; j++) out[j] = (tsr_colmax){-1.0, -1, 1.0};
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double u = a[i * n + j], v = u < 0 ? -u : u;
+      if (v > out[j].big) out[j] = (tsr_colmax){v, i, u < 0 ? -1.0 : 1.0};
+    }
+  return TSR_OK;
+}
+
+int tsr_cpu_scale_cols(int64_t m, int64_t n, double *a, const double *f) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) a[i * n + j] *= f[j];
+  return TSR_OK;
+}

@@ -8,6 +8,7 @@
 #include "eval/ops_array.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -198,6 +199,25 @@ int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   TSR_CHECK(tsr_arg_dtype(c, a, 1, &dt));
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
   TSR_CHECK(tsr_node_astype(x, dt, &n));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* persist(x), x.persist(): named after what the user wrote, for errors. */
+int tsr_b_persist(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  (void)def;
+  if (a->v[0].kind != V_ARRAY)
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "persist needs an array, got %s",
+                         tsr_value_type_name(&a->v[0]));
+  char label[48];
+  const ast_node *at = a->at[0];
+  if (at && at->kind == AST_NAME && at->str)
+    snprintf(label, sizeof label, "persist(%.32s)", at->str);
+  else
+    snprintf(label, sizeof label, "persist() at %d:%d", call->line, call->col);
+  tsr_node *n;
+  TSR_CHECK(tsr_node_persist(a->v[0].arr, label, &n));
   tsr_set_array(out, n);
   return TSR_OK;
 }

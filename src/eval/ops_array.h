@@ -1,7 +1,7 @@
 /*
  * ops_array.h - builtins of the ops table that make or combine arrays:
  * generators (normal, uniform, random, zeros, ones, full, arange),
- * elementwise functions, reductions and astype. Their table lines are in
+ * elementwise functions, reductions, astype and persist. Their table lines are in
  * ops.c.
  */
 #ifndef TSR_OPS_ARRAY_H
@@ -26,5 +26,8 @@ int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
                  tsr_value *out);
 int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
+/* persist(x): x held in backend memory once computed (graph/array.h). */
+int tsr_b_persist(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out);
 
 #endif

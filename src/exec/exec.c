@@ -135,11 +135,128 @@ int tsr_exec_elementwise(tsr_exec *ex, tsr_node *node) {
   return st;
 }
 
-/* Finds, before any work, a --no-fuse chunk that cannot fit the budget. */
-int tsr_exec_check_node(const tsr_exec *ex, const tsr_node *n) {
+/* ---- held arrays ---------------------------------------------------------------- */
+
+void tsr_exec_held_free(const void *be, double *chunk) { tsr_be_release(be, chunk); }
+
+int tsr_exec_holds(const tsr_exec *ex, const tsr_node *n) {
+  if (ex->no_fuse) return 0;
+  if (n->kind == N_PERSIST) return 1;
+  return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
+}
+
+/* Bytes rank q holds of node n's chunks (owners: plan/plan.h). */
+static double held_bytes_of(const tsr_node *n, int q, int size) {
+  double b = 0;
+  for (int64_t c = q; c < tsr_grid_count(&n->grid); c += size) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+    tsr_grid_unravel(&n->grid, c, idx);
+    tsr_grid_chunk_box(&n->grid, idx, start, extent);
+    b += 8.0 * (double)tsr_elems_of(n->grid.ndim, extent);
+  }
+  return b;
+}
+
+static void human_bytes(double b, char *buf, size_t n) {
+  if (b >= 1e9)
+    snprintf(buf, n, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    snprintf(buf, n, "%.1f MB", b / 1e6);
+  else
+    snprintf(buf, n, "%.0f bytes", b);
+}
+
+/* What a held node is, for errors: persist(NAME) or the operation. */
+static void held_name(const tsr_node *n, char *buf, size_t len) {
+  static const char *la[] = {"a transpose", "a matrix product", "q of qr",  "r of qr",
+                             "u of svd",    "s of svd",         "vt of svd"};
+  int64_t rows = n->grid.shape[0], cols = n->grid.ndim > 1 ? n->grid.shape[1] : 1;
+  if (n->kind == N_PERSIST)
+    snprintf(buf, len, "%s", n->label[0] ? n->label : "persist()");
+  else
+    snprintf(buf, len, "%s", la[n->op]);
+  size_t used = strlen(buf);
+  snprintf(buf + used, len - used, " (%lld x %lld %s)", (long long)rows, (long long)cols,
+           tsr_dtype_name(n->dtype));
+  if (n->grid.ndim == 1)
+    snprintf(buf + used, len - used, " (%lld %s)", (long long)rows, tsr_dtype_name(n->dtype));
+}
+
+/* The memory held arrays may use on a rank: the backend's own (device
+ * memory) or --mem-limit. */
+static double hold_limit(const tsr_exec *ex) {
+  size_t dev = tsr_be_memory_limit(ex->be);
+  return dev ? (double)dev : (double)ex->mem_limit;
+}
+
+/* A node about to be held: its most loaded rank's bytes, added to what the
+ * checks so far plan to hold, must fit the limit. Every rank computes the
+ * same figures from the grid alone. */
+static int check_hold(tsr_exec *ex, tsr_node *n) {
+  if (!tsr_exec_holds(ex, n) || n->held || n->hold_checked) return TSR_OK;
+  double most = 0, limit = hold_limit(ex);
+  for (int q = 0; q < ex->size && q < tsr_grid_count(&n->grid); q++) {
+    double b = held_bytes_of(n, q, ex->size);
+    if (b > most) most = b;
+  }
+  n->hold_checked = 1;
+  if (limit <= 0 || ex->held_planned + most <= limit) {
+    ex->held_planned += most;
+    return TSR_OK;
+  }
+  char what[160], need[32], lim[32], already[32];
+  held_name(n, what, sizeof what);
+  human_bytes(most, need, sizeof need);
+  human_bytes(limit, lim, sizeof lim);
+  human_bytes(ex->held_planned, already, sizeof already);
+  return TSR_ERROR(TSR_ERR_MEMORY,
+                   "cannot hold %s: %s on a rank of %d, over the %s limit of %s memory per "
+                   "rank (%s held before it); use more ranks, fewer persisted arrays or a larger "
+                   "--mem-limit",
+                   what, need, ex->size, lim, tsr_be_memory_limit(ex->be) ? "device" : "host",
+                   already);
+}
+
+typedef struct persist_ctx {
+  double **chunks;
+  double bytes;
+  const tsr_grid *g;
+} persist_ctx;
+
+static int persist_take(void *vctx, int64_t n, const int64_t *ids, double **bufs) {
+  persist_ctx *c = vctx;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+    tsr_grid_unravel(c->g, ids[i], idx);
+    tsr_grid_chunk_box(c->g, idx, start, extent);
+    c->chunks[ids[i]] = bufs[i];
+    bufs[i] = NULL;
+    c->bytes += 8.0 * (double)tsr_elems_of(c->g->ndim, extent);
+  }
+  return TSR_OK;
+}
+
+int tsr_exec_persist(tsr_exec *ex, tsr_node *n) {
+  if (n->held || n->value) return TSR_OK;
+  int64_t total = tsr_grid_count(&n->grid);
+  persist_ctx c = {calloc((size_t)total + 1, sizeof(double *)), 0, &n->grid};
+  int st = tsr_agree(c.chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
+  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n, persist_take, &c);
+  if (st == TSR_OK) {
+    tsr_node_hold(n, c.chunks, c.bytes, tsr_exec_held_free, ex->be);
+    return TSR_OK;
+  }
+  for (int64_t i = 0; c.chunks && i < total; i++) tsr_be_release(ex->be, c.chunks[i]);
+  free(c.chunks);
+  return st;
+}
+
+/* Finds, before any work, a --no-fuse chunk that cannot fit the budget, or
+ * an array that cannot be held. */
+int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
-  return TSR_OK;
+  return check_hold(ex, n);
 }
 
 int tsr_exec_check_result(const tsr_exec *ex, const tsr_node *node) {

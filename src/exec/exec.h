@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "graph/array.h"
 #include "backend/backend.h"
+#include "graph/array.h"
+#include "mpi/p2p.h"
 
 typedef struct tsr_exec {
   const tsr_backend_ops *be;
@@ -34,6 +35,7 @@ typedef struct tsr_exec {
   double comm_bytes;   /* bytes this rank sent and received in collectives */
   double io_s;         /* time spent reading and writing files */
   double io_bytes;     /* bytes read and written */
+  double held_planned; /* bytes this rank will hold, as the checks before work count them */
 } tsr_exec;
 
 /* Computes reduction r (kind N_REDUCE) whose own dependencies are computed
@@ -45,12 +47,34 @@ int tsr_exec_reduce(tsr_exec *ex, tsr_node *r);
 int tsr_exec_elementwise(tsr_exec *ex, tsr_node *node);
 
 /* Checks, before any work, that dependency n can be computed within the
- * memory budget (the walk over dependencies is job/compute.c's; collective
- * errors: every rank finds the same). */
-int tsr_exec_check_node(const tsr_exec *ex, const tsr_node *n);
+ * memory budget, and, for a node that will be held (persisted arrays,
+ * Q and U, products), that its chunks fit the memory left beside what the
+ * checks so far plan to hold (the walk over dependencies is
+ * job/compute.c's; collective errors: every rank finds the same). */
+int tsr_exec_check_node(tsr_exec *ex, tsr_node *n);
+
+/* Computes persisted node n (kind N_PERSIST) whose dependencies are
+ * computed already: every rank evaluates its chunks into backend memory
+ * and holds them (n->held). Collective. */
+int tsr_exec_persist(tsr_exec *ex, tsr_node *n);
+
+/* Whether node n will be held once computed (not with --no-fuse, which
+ * gathers results and recomputes persisted arrays where they are read). */
+int tsr_exec_holds(const tsr_exec *ex, const tsr_node *n);
 
 /* The same check for the requested result node itself. */
 int tsr_exec_check_result(const tsr_exec *ex, const tsr_node *node);
+
+/* Moves pieces of backend memory between ranks (src on rank from, dst on
+ * rank to; every rank knows the whole list): as they are when the
+ * backend's memory is host memory, device to device through the backend's
+ * exchange (NCCL), or else through host copies and MPI. Counts the time
+ * and bytes as communication. Collective (agreed status). */
+int tsr_exec_move(tsr_exec *ex, const tsr_p2p_piece *x, int64_t nx, int tag);
+
+/* The release function of chunks held in ex's backend memory
+ * (tsr_node_hold's, with the backend as its context). */
+void tsr_exec_held_free(const void *be, double *chunk);
 
 /* node->value on every rank from the chunks each rank computed: ids[i] is
  * one of this rank's chunks of node's grid, bufs[i] its row-major values.

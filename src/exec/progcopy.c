@@ -70,3 +70,15 @@ void tsr_leaf_to_data(tsr_leaf *l, const tsr_region *r, const double *buf) {
   l->data = buf;
   l->resident = 0;
 }
+
+void tsr_leaf_to_chunk(tsr_leaf *l, const int64_t *start, const int64_t *extent,
+                       const double *data) {
+  for (int d = 0; d < l->base_ndim; d++) {
+    l->off[d] -= start[d];
+    l->base_shape[d] = extent[d];
+  }
+  tsr_leaf_finish(l);
+  l->kind = LEAF_DATA;
+  l->data = data;
+  l->resident = 1;
+}

@@ -2,7 +2,8 @@
  * progcopy.h - copies of a fused program for one staged task: the copy is
  * restricted to the task's box, and its staged leaves (LOAD, XFER, HELD)
  * are turned into DATA leaves reading host buffers that hold exactly the
- * region they read (plan/plan.h). Used by stage.c, xfer.c and nofuse.c.
+ * region they read (plan/plan.h), or, for held chunks on this rank, the
+ * chunk itself in backend memory. Used by stage.c, xfer.c and nofuse.c.
  */
 #ifndef TSR_EXEC_PROGCOPY_H
 #define TSR_EXEC_PROGCOPY_H
@@ -20,5 +21,11 @@ int tsr_prog_view(const tsr_prog *p, const tsr_sbox *b, tsr_prog *q);
 /* Turns leaf l (of a program copy, in the copy's own coordinates) into a
  * DATA leaf reading buf, which holds region r row-major. */
 void tsr_leaf_to_data(tsr_leaf *l, const tsr_region *r, const double *buf);
+
+/* Turns leaf l (of a program copy) into a DATA leaf reading, where it is,
+ * a whole chunk (start, extent) of its node held in backend memory at
+ * data (resident: the backend reads it in place, nothing is copied). */
+void tsr_leaf_to_chunk(tsr_leaf *l, const int64_t *start, const int64_t *extent,
+                       const double *data);
 
 #endif

@@ -62,6 +62,18 @@ typedef int (*tsr_wave_fn)(void *ctx, int64_t n, const int64_t *ids, double *con
  * same on every rank. Collective. */
 int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *ctx);
 
+/* As tsr_wave_fn, with the wave's chunks in backend memory: bufs[i] is
+ * the i-th chunk's buffer, of exactly its size; the consumer may take it
+ * (set bufs[i] to NULL: it is then the consumer's to release with
+ * tsr_be_release), else it is released after the call. */
+typedef int (*tsr_wave_take_fn)(void *ctx, int64_t n, const int64_t *ids, double **bufs);
+
+/* tsr_stage_waves without the host copies: each chunk is evaluated (or
+ * materialized with --no-fuse) into backend memory and handed over as it
+ * is, for the consumers that keep chunks where they are (persist, the
+ * blocks of qr/svd). Collective. */
+int tsr_stage_waves_be(tsr_exec *ex, const tsr_node *node, tsr_wave_take_fn take, void *ctx);
+
 /* A box of a node's space, evaluated on one rank. */
 typedef struct tsr_stage_box {
   int rank;
@@ -75,5 +87,10 @@ typedef struct tsr_stage_box {
  * rank materializes its own boxes. */
 int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
                     double **out);
+
+/* tsr_stage_boxes into backend memory: dev[k] (the caller releases them
+ * with tsr_be_release). Collective. */
+int tsr_stage_boxes_be(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                       double **dev);
 
 #endif

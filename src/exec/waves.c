@@ -233,31 +233,6 @@ int tsr_stage_eval(tsr_exec *ex, const tsr_prog *p, const tsr_grid *g, const int
 
 /* ---- lists of boxes ---- */
 
-/* The boxes as tasks; this rank's get host out[k] and backend dev[k]
- * (--no-fuse: materialized already). *k: this rank's boxes. */
-static int boxes_prepare(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
-                         tsr_task *tasks, double **dev, double **out, int64_t *k) {
-  int nd = node->grid.ndim;
-  for (int64_t t = 0; t < n; t++) {
-    tasks[t].rank = boxes[t].rank;
-    for (int a = 0; a < nd; a++) {
-      tasks[t].box.first[a] = boxes[t].start[a];
-      tasks[t].box.step[a] = 1;
-      tasks[t].box.count[a] = boxes[t].extent[a];
-    }
-    if (boxes[t].rank != ex->rank) continue;
-    size_t cnt = (size_t)tsr_elems_of(nd, boxes[t].extent);
-    out[*k] = malloc(sizeof(double) * (cnt + 1));
-    int64_t j = (*k)++;
-    if (!out[j]) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a box of %zu values", cnt);
-    if (ex->no_fuse)
-      TSR_CHECK(tsr_nofuse_materialize(ex, node, boxes[t].start, boxes[t].extent, &dev[j]));
-    else
-      TSR_CHECK(tsr_be_alloc(ex->be, cnt, &dev[j]));
-  }
-  return TSR_OK;
-}
-
 /* Fused: every rank stages, even after a failure of its own. */
 static int boxes_eval(tsr_exec *ex, const tsr_node *node, const tsr_task *tasks, int64_t n,
                       double *const *dev, int st) {
@@ -271,31 +246,60 @@ static int boxes_eval(tsr_exec *ex, const tsr_node *node, const tsr_task *tasks,
   return tsr_phase_end(&ph, st);
 }
 
+int tsr_stage_boxes_be(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
+                       double **dev) {
+  int nd = node->grid.ndim, st = TSR_OK;
+  int64_t k = 0;
+  tsr_task *tasks = calloc((size_t)n + 1, sizeof(tsr_task));
+  if (!tasks) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging boxes");
+  for (int64_t t = 0; t < n && st == TSR_OK; t++) {
+    tasks[t].rank = boxes[t].rank;
+    for (int a = 0; a < nd; a++) {
+      tasks[t].box.first[a] = boxes[t].start[a];
+      tasks[t].box.step[a] = 1;
+      tasks[t].box.count[a] = boxes[t].extent[a];
+    }
+    if (boxes[t].rank != ex->rank) continue;
+    int64_t j = k++;
+    if (ex->no_fuse)
+      st = tsr_nofuse_materialize(ex, node, boxes[t].start, boxes[t].extent, &dev[j]);
+    else
+      st = tsr_be_alloc(ex->be, (size_t)tsr_elems_of(nd, boxes[t].extent), &dev[j]);
+  }
+  if (!ex->no_fuse) st = boxes_eval(ex, node, tasks, n, dev, st);
+  if (st != TSR_OK)
+    for (int64_t j = 0; j < k; j++) {
+      tsr_be_release(ex->be, dev[j]);
+      dev[j] = NULL;
+    }
+  free(tasks);
+  return st;
+}
+
 int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
                     double **out) {
-  const tsr_backend_ops *be = ex->be;
-  int nd = node->grid.ndim, st = TSR_OK;
-  int64_t nmine = 0, k = 0;
+  int nd = node->grid.ndim;
+  int64_t nmine = 0;
   for (int64_t t = 0; t < n; t++) nmine += boxes[t].rank == ex->rank;
   double **dev = calloc((size_t)nmine + 1, sizeof(double *));
-  tsr_task *tasks = calloc((size_t)n + 1, sizeof(tsr_task));
-  if (!dev || !tasks) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging boxes");
-  if (st == TSR_OK) st = boxes_prepare(ex, node, boxes, n, tasks, dev, out, &k);
-  if (!ex->no_fuse) st = boxes_eval(ex, node, tasks, n, dev, st);
-  for (int64_t t = 0, j = 0; t < n && j < k; t++) {
+  int st = dev ? tsr_stage_boxes_be(ex, node, boxes, n, dev)
+               : tsr_agree(TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging boxes"));
+  for (int64_t t = 0, j = 0; t < n && j < nmine; t++) {
     if (boxes[t].rank != ex->rank) continue;
-    if (st == TSR_OK)
-      st = tsr_be_download(be, dev[j], out[j], (size_t)tsr_elems_of(nd, boxes[t].extent));
-    tsr_be_release(be, dev[j]);
+    size_t cnt = (size_t)tsr_elems_of(nd, boxes[t].extent);
+    out[j] = NULL;
+    if (st == TSR_OK && !(out[j] = malloc(sizeof(double) * (cnt + 1))))
+      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a box of %zu values", cnt);
+    if (st == TSR_OK) st = tsr_be_download(ex->be, dev[j], out[j], cnt);
+    if (dev) tsr_be_release(ex->be, dev[j]);
     j++;
   }
   if (st != TSR_OK)
-    for (int64_t j = 0; j < k; j++) {
+    for (int64_t j = 0; j < nmine; j++) {
       free(out[j]);
       out[j] = NULL;
     }
   free(dev);
-  free(tasks);
   return st;
 }
 
@@ -351,6 +355,66 @@ int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *
   waves_free(ex, &c);
   if (!ex->no_fuse) tsr_prog_free(&p);
   /* The executor's counts: this rank's chunks, and time not spent in I/O or MPI. */
+  if (st == TSR_OK) count_owned(ex, &node->grid);
+  ex->compute_s += tsr_comm_time() - t0 - (ex->io_s - io0) - (ex->comm_s - comm0);
+  return tsr_phase_end(&ph, st);
+}
+
+/* ---- waves handed over in backend memory ---- */
+
+typedef struct take_ctx {
+  const tsr_exec *ex;
+  const tsr_node *node; /* --no-fuse: materialized */
+  double **bufs;        /* by slot within the wave */
+  int64_t base, W;      /* first slot of the wave; chunks per wave */
+  tsr_wave_take_fn take;
+  void *ctx;
+} take_ctx;
+
+/* One chunk into a backend buffer of exactly its size. */
+static int take_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog,
+                    const int64_t *start, const int64_t *extent) {
+  take_ctx *c = vctx;
+  const tsr_backend_ops *be = c->ex->be;
+  double **buf = &c->bufs[slot - c->base], t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
+  int nd = c->node->grid.ndim;
+  size_t n = (size_t)tsr_elems_of(nd, extent);
+  tsr_be_release(be, *buf);
+  *buf = NULL;
+  if (!prog) TSR_CHECK(tsr_nofuse_materialize(c->ex, c->node, start, extent, buf));
+  if (prog) TSR_CHECK(tsr_be_eval_new(be, prog, start, extent, buf, NULL));
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_CHUNK, "evaluate", t0, (tsr_trace_args){id, 1, (int64_t)n, 0});
+  return TSR_OK;
+}
+
+static int take_wave(void *vctx, int64_t first, int64_t n, const int64_t *ids) {
+  take_ctx *c = vctx;
+  int st = c->take(c->ctx, n, ids, c->bufs);
+  for (int64_t k = 0; k < c->W; k++) { /* what the consumer left */
+    tsr_be_release(c->ex->be, c->bufs[k]);
+    c->bufs[k] = NULL;
+  }
+  c->base = first + c->W;
+  return st;
+}
+
+int tsr_stage_waves_be(tsr_exec *ex, const tsr_node *node, tsr_wave_take_fn take, void *ctx) {
+  tsr_phase ph;
+  tsr_phase_begin(&ph, ex);
+  double t0 = tsr_comm_time(), io0 = ex->io_s, comm0 = ex->comm_s;
+  tsr_prog p;
+  int st = ex->no_fuse ? TSR_OK : tsr_prog_compile(node, 0, &p);
+  int W = 1;
+  if (st == TSR_OK) st = wave_size(ex, &node->grid, ex->no_fuse ? NULL : &p, &W);
+  take_ctx c = {ex, node, calloc((size_t)W + 1, sizeof(double *)), 0, W, take, ctx};
+  if (st == TSR_OK && !c.bufs) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  st = tsr_agree(st);
+  if (st == TSR_OK)
+    st = run_waves(&ph, ex->no_fuse ? NULL : &p, &node->grid, take_one, &c, take_wave, &c);
+  for (int64_t k = 0; c.bufs && k < W; k++) tsr_be_release(ex->be, c.bufs[k]);
+  free(c.bufs);
+  if (!ex->no_fuse) tsr_prog_free(&p);
   if (st == TSR_OK) count_owned(ex, &node->grid);
   ex->compute_s += tsr_comm_time() - t0 - (ex->io_s - io0) - (ex->comm_s - comm0);
   return tsr_phase_end(&ph, st);

@@ -4,7 +4,11 @@
  * XFER region is cut into pieces (plan/plan.h); the owners of the source
  * chunks evaluate them in a nested round into per-peer message buffers,
  * which are exchanged (the backend's exchange, or MPI point-to-point) and
- * assembled into the region buffers of this rank's tasks.
+ * assembled into the region buffers of this rank's tasks. A region of a
+ * held array that lies in one chunk held by the task's own rank is read
+ * in place instead (backend memory: no copy, no message), which is how an
+ * array persisted or computed on the device stays there while programs
+ * with its chunk grid read it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +97,52 @@ static int move_pieces(tsr_exec *ex, double **sendbuf, const size_t *sendn, doub
   return st;
 }
 
+/* ---- held chunks read in place ---- */
+
+/* Whether region g lies in one chunk of x's grid; *c: that chunk. */
+static int inside_one_chunk(const tsr_node *x, const tsr_region *g, int64_t *c) {
+  const tsr_grid *G = &x->grid;
+  int64_t idx[TSR_MAXDIM];
+  for (int d = 0; d < G->ndim; d++) {
+    if (g->count[d] <= 0) return 0;
+    idx[d] = tsr_grid_find(G, d, g->lo[d]);
+    int64_t last = g->lo[d] + g->stride[d] * (g->count[d] - 1);
+    if (idx[d] < 0 || last >= G->starts[d][idx[d] + 1]) return 0;
+  }
+  *c = tsr_grid_ravel(G, idx);
+  return 1;
+}
+
+/* Per task, the held chunk of src it reads in place (-1: it gets pieces):
+ * a task whose region lies in one chunk held by the task's own rank reads
+ * that chunk where it is, in backend memory (device memory on the GPU),
+ * with no copy and no message. Every rank derives the same map from the
+ * grids alone, so the piece plans agree. */
+static int local_tasks(const tsr_exec *ex, const tsr_leaf *L, const tsr_node *src,
+                       const tsr_task *tasks, int64_t ntasks, int64_t **out) {
+  int64_t *local = malloc(sizeof(int64_t) * (size_t)(ntasks + 1));
+  if (!local) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a rechunk");
+  for (int64_t t = 0; t < ntasks; t++) {
+    tsr_region g;
+    int64_t c = -1;
+    local[t] = -1;
+    if (src != L->node || !src->held) continue; /* a rechunk: its source is computed */
+    tsr_leaf_region(L, &tasks[t].box, &g);
+    if (inside_one_chunk(src, &g, &c) && tsr_chunk_owner(c, ex->size) == tasks[t].rank)
+      local[t] = c;
+  }
+  *out = local;
+  return TSR_OK;
+}
+
+/* Leaf l (of this rank's copy) reads held chunk c of x in place. */
+static void local_leaf(const tsr_node *x, int64_t c, tsr_leaf *l) {
+  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  tsr_grid_unravel(&x->grid, c, idx);
+  tsr_grid_chunk_box(&x->grid, idx, start, extent);
+  tsr_leaf_to_chunk(l, start, extent, x->held[c]);
+}
+
 /* ---- XFER leaves ---- */
 
 /* One XFER leaf's staging: the pieces and the per-peer message buffers
@@ -103,6 +153,7 @@ typedef struct xfer {
   double **sendbuf, **recvbuf, **host;
   tsr_task *ptasks;
   double **dst;
+  int64_t *local; /* per task: the held chunk it reads in place on its own rank, or -1 */
   int hook;
   int nd; /* dimensions of the source array */
 } xfer;
@@ -133,6 +184,7 @@ static void xfer_free(const tsr_exec *ex, xfer *x) {
   free(x->recvbuf);
   free(x->ptasks);
   free(x->dst);
+  free(x->local);
   free(x->pl.p);
 }
 
@@ -171,6 +223,7 @@ static int xfer_buffers(const tsr_exec *ex, xfer *x) {
 static int xfer_plan(tsr_exec *ex, const tsr_leaf *L, const tsr_grid *G, const tsr_task *tasks,
                      int64_t ntasks, xfer *x) {
   for (int64_t t = 0; t < ntasks; t++) {
+    if (x->local[t] >= 0) continue; /* read in place: no pieces */
     tsr_region g;
     tsr_leaf_region(L, &tasks[t].box, &g);
     TSR_CHECK(tsr_plan_region(&x->pl, t, tasks[t].rank, &g, G, ex->size));
@@ -217,9 +270,14 @@ static int xfer_host(const tsr_exec *ex, xfer *x) {
 /* This rank's region buffers of leaf i (regs[k], rbuf[k] of its k-th task),
  * with the leaf of each copy turned into a DATA leaf reading it. */
 static int xfer_regions(tsr_phase *ph, const tsr_leaf *L, int i, int nd, const tsr_task *tasks,
-                        int64_t ntasks, tsr_runnable *mine, tsr_region *regs, double **rbuf) {
+                        int64_t ntasks, const int64_t *local, tsr_runnable *mine, tsr_region *regs,
+                        double **rbuf) {
   for (int64_t t = 0, k = 0; t < ntasks; t++) {
     if (tasks[t].rank != ph->ex->rank) continue;
+    if (local[t] >= 0) { /* a held chunk of this rank, read where it is */
+      local_leaf(L->node, local[t], &mine[k++].prog.leaves[i]);
+      continue;
+    }
     tsr_leaf_region(L, &tasks[t].box, &regs[k]);
     rbuf[k] = tsr_runnable_buffer(&ph->pool, &mine[k], (size_t)tsr_elems_of(nd, regs[k].count));
     if (!rbuf[k]) return TSR_ERR_MEMORY;
@@ -239,7 +297,7 @@ static int xfer_assemble(tsr_phase *ph, const tsr_leaf *L, int i, const tsr_task
   st = mytask && regs && rbuf ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   if (st != TSR_OK) goto done;
   for (int64_t t = 0, k = 0; t < ntasks; t++) mytask[t] = tasks[t].rank == me ? k++ : -1;
-  TSR_CHECK_GOTO(st, xfer_regions(ph, L, i, nd, tasks, ntasks, mine, regs, rbuf), done);
+  TSR_CHECK_GOTO(st, xfer_regions(ph, L, i, nd, tasks, ntasks, x->local, mine, regs, rbuf), done);
   for (int64_t k = 0; k < x->pl.n; k++) {
     const tsr_piece *p = &x->pl.p[k];
     if (p->dst != me) continue;
@@ -263,7 +321,9 @@ int tsr_stage_xfer(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task
   memset(&x, 0, sizeof x);
   x.hook = use_hook(ex);
   x.nd = src->grid.ndim;
-  int st = tsr_agree(xfer_plan(ex, L, &src->grid, tasks, ntasks, &x));
+  int st = local_tasks(ex, L, src, tasks, ntasks, &x.local);
+  if (st == TSR_OK) st = xfer_plan(ex, L, &src->grid, tasks, ntasks, &x);
+  st = tsr_agree(st);
   if (st == TSR_OK) st = tsr_agree(xfer_run(ph, src, &x));
   if (st == TSR_OK) st = xfer_host(ex, &x);
   if (st == TSR_OK) st = xfer_assemble(ph, L, i, tasks, ntasks, mine, nmine, &x);
@@ -272,25 +332,6 @@ int tsr_stage_xfer(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task
 }
 
 /* ---- HELD leaves ---- */
-
-/* Copies region r of held chunk c of x (r inside that chunk) into buf, row-major. */
-static void copy_held(const tsr_node *x, int64_t c, const tsr_region *r, double *buf) {
-  const tsr_grid *G = &x->grid;
-  int nd = G->ndim;
-  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = tsr_elems_of(nd, r->count);
-  tsr_grid_unravel(G, c, idx);
-  tsr_grid_chunk_box(G, idx, start, extent);
-  const double *src = x->held[c];
-  for (int64_t e = 0; e < n; e++) {
-    int64_t rem = e, off = 0, stride = 1;
-    for (int d = nd - 1; d >= 0; d--) {
-      off += (r->lo[d] - start[d] + r->stride[d] * (rem % r->count[d])) * stride;
-      rem /= r->count[d];
-      stride *= extent[d];
-    }
-    buf[e] = src[off];
-  }
-}
 
 /* The held chunk *c of node x holding all of region g (an error when g
  * spans chunks or the chunk is not here). */
@@ -309,23 +350,26 @@ static int held_chunk(const tsr_node *x, const tsr_region *g, int64_t *c) {
   return TSR_OK;
 }
 
-/* HELD leaf i of one task's copy u: a local copy of the piece. */
+/* HELD leaf i of one task's copy u: the held chunk holding the piece, read
+ * in place (backend memory: the backend copies the piece into its message). */
 static int stage_held_task(tsr_phase *ph, const tsr_leaf *l, int i, const tsr_task *task,
                            tsr_runnable *u) {
+  (void)ph;
   tsr_region g;
   tsr_leaf_region(l, &task->box, &g);
   int64_t n = tsr_elems_of(l->base_ndim, g.count), c = -1;
-  if (n > 0) TSR_CHECK(held_chunk(l->node, &g, &c));
-  double *buf = tsr_runnable_buffer(&ph->pool, u, (size_t)n);
-  if (!buf) return TSR_ERR_MEMORY;
-  if (n > 0) copy_held(l->node, c, &g, buf);
-  tsr_leaf_to_data(&u->prog.leaves[i], &g, buf);
+  if (n == 0) { /* nothing is read: any chunk of this rank's will do */
+    tsr_leaf_to_data(&u->prog.leaves[i], &g, NULL);
+    return TSR_OK;
+  }
+  TSR_CHECK(held_chunk(l->node, &g, &c));
+  local_leaf(l->node, c, &u->prog.leaves[i]);
   return TSR_OK;
 }
 
 /* Such a program is the source of rechunk pieces, cut along the held
- * node's grid and evaluated by the owners of its chunks, so each is a local
- * copy. */
+ * node's grid and evaluated by the owners of its chunks, so each piece is
+ * read from a chunk of this rank's. */
 int tsr_stage_held(tsr_phase *ph, const tsr_prog *P, const tsr_task *tasks, int64_t ntasks,
                    tsr_runnable *mine) {
   for (int i = 0; i < P->nleaves; i++) {

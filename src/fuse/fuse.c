@@ -207,6 +207,8 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     break;       /* the others are computed whole first (job/compute.c) */
   case N_REDUCE: /* computed first (job/compute.c, exec/exec.c) */
     break;
+  case N_PERSIST: /* held once computed (above); until then, and with --no-fuse, its input */
+    return compile_view(p, n->in[0], m, depth, one_op, reg);
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "reduction %d reached the fuser before it was computed",
                    n->id);

@@ -1,8 +1,8 @@
 /*
  * gpu_backend.cu - the CUDA backend's entry: device binding, setup and
- * teardown, `tessera info`'s line, the dense kernels' entry points and the
- * ops table. The programs run in gpu_eval.cu, memory is gpu_memory.cu's,
- * the dense kernels gpu_linalg.cu's, the NCCL transport gpu_nccl.cu's.
+ * teardown, `tessera info`'s line and the ops table. The programs run in gpu_eval.cu, memory is gpu_memory.cu's,
+ * the dense kernels gpu_linalg.cu's and gpu_dense.cu's, the NCCL transport
+ * and exchanges gpu_nccl.cu's.
  * Nothing here sees MPI: which ranks share a device is decided in
  * job/setup.c from the identities gpu_bind returns, and handed in.
  */
@@ -22,7 +22,7 @@ static int gpu_available(void) {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-static int dense_on; /* cfg->dense: cuSOLVER/cuBLAS for linalg's kernels */
+static int exchange_on; /* NCCL is up: exchange moves device memory */
 
 /* Ranks share a GPU when another rank of this node has the same device (by
  * UUID): several ranks seeing all GPUs as 0..n-1, or a launcher that gives
@@ -43,7 +43,6 @@ static int gpu_bind(int local_rank, tsr_device_id *id, int *count) {
 }
 
 static int gpu_setup(const tsr_backend_config *cfg) {
-  dense_on = cfg->dense;
   if (tsr_gpu_device_id < 0) {
     tsr_device_id id;
     int n;
@@ -56,6 +55,7 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
   if (!cfg->any_shared) TSR_CHECK(tsr_gpu_nccl_start());
+  exchange_on = tsr_gpu_nccl_started();
   tsr_gpu_sample_memory();
   if (tsr_gpu_memory_limit() < tsr_gpu_eval_min_memory())
     return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
@@ -88,23 +88,9 @@ static void gpu_describe(char *buf, size_t n) {
            (rt % 1000) / 10, drv / 1000, (drv % 1000) / 10, nccl);
 }
 
-/* The dense kernels of linalg on this rank's device (gpu_linalg.cu). */
-static int gpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
-  tsr_gpu_bind_device();
-  return tsr_gpu_qr(m, n, a, q, r);
-}
-static int gpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
-  tsr_gpu_bind_device();
-  return tsr_gpu_svd(m, n, a, s, u, vt);
-}
-static int gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
-                    int64_t ldb, double beta, double *c, int64_t ldc) {
-  tsr_gpu_bind_device();
-  return tsr_gpu_gemm(m, n, k, a, lda, b, ldb, beta, c, ldc);
-}
-
-/* Device memory; the dense kernels only when setup switched them on. */
-static unsigned gpu_caps(void) { return dense_on ? TSR_BE_DENSE : 0u; }
+/* Device memory; the dense kernels (cuSOLVER/cuBLAS on device buffers)
+ * always; exchanges of device buffers while NCCL is up. */
+static unsigned gpu_caps(void) { return TSR_BE_DENSE | (exchange_on ? TSR_BE_EXCHANGE : 0u); }
 
 extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .name = "cuda",
@@ -122,8 +108,14 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .upload = tsr_gpu_upload,
     .describe = gpu_describe,
     .peak_memory = tsr_gpu_peak_memory,
-    .exchange = NULL, /* rechunk pieces through host memory (exec/) */
-    .qr = gpu_qr,
-    .svd = gpu_svd,
-    .gemm = gpu_gemm,
+    .memory_limit = tsr_gpu_memory_limit,
+    .exchange = tsr_gpu_nccl_exchange,
+    .qr = tsr_gpu_qr,
+    .svd = tsr_gpu_svd,
+    .gemm = tsr_gpu_gemm,
+    .copy2d = tsr_gpu_copy2d,
+    .axpy = tsr_gpu_axpy,
+    .col_absmax = tsr_gpu_col_absmax,
+    .scale_cols = tsr_gpu_scale_cols,
+    .qr_deferred = tsr_gpu_qr_deferred,
 };

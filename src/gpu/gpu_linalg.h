@@ -1,21 +1,37 @@
 /*
- * gpu_linalg.h - the CUDA backend's dense kernels (gpu_linalg.cu): the qr,
- * svd and gemm of its ops table (backend.h has their contracts), on the
- * current device.
+ * gpu_linalg.h - the CUDA backend's dense kernels (gpu_linalg.cu) and their
+ * helpers (gpu_dense.cu): the qr, svd, gemm, copy2d, axpy, col_absmax and
+ * scale_cols of its ops table (backend.h has their contracts), on device
+ * memory of the current device.
  */
 #ifndef TSR_GPU_LINALG_H
 #define TSR_GPU_LINALG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#include "backend/backend.h"
+
 int tsr_gpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r);
+int tsr_gpu_qr_deferred(int64_t m, int64_t n, const double *a, double *q, double *r, double *c,
+                        int *has_c);
 int tsr_gpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
 int tsr_gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc);
+int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                   int64_t ldd);
+int tsr_gpu_axpy(size_t n, const double *x, double *y);
+int tsr_gpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
+int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
+/* Zeros the strict upper triangle of the column-major n x n a (ld ld), on
+ * this thread's stream, without waiting (CholeskyQR's factors). */
+int tsr_gpu_upper_zero(int64_t n, int64_t ld, double *a);
+/* The n x n identity into a, on this thread's stream, without waiting. */
+int tsr_gpu_identity(int64_t n, double *a);
 /* Destroys the cuSOLVER/cuBLAS handles (backend teardown). */
 void tsr_gpu_linalg_release(void);
 

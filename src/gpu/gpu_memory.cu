@@ -18,7 +18,7 @@ static size_t device_mem_limit; /* bytes of device memory this rank may use */
  * --no-fuse allocates and frees a chunk per operation; cudaMalloc/cudaFree
  * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
 
-#define POOL_SLOTS 256
+#define POOL_SLOTS 4096 /* held arrays keep one block per chunk */
 static struct {
   double *ptr;
   size_t bytes;

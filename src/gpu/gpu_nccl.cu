@@ -95,6 +95,23 @@ static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *re
   return TSR_OK;
 }
 
+extern "C" int tsr_gpu_nccl_started(void) { return started; }
+
+extern "C" int tsr_gpu_nccl_exchange(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs,
+                                     int nrecvs) {
+  if (!started) return TSR_ERROR(TSR_ERR_INTERNAL, "a device exchange without NCCL");
+  NCCL_CHECK(ncclGroupStart());
+  for (int i = 0; i < nsends; i++)
+    if (sends[i].n)
+      NCCL_CHECK(ncclSend(sends[i].buf, sends[i].n, ncclDouble, sends[i].peer, comm, stream));
+  for (int i = 0; i < nrecvs; i++)
+    if (recvs[i].n)
+      NCCL_CHECK(ncclRecv(recvs[i].buf, recvs[i].n, ncclDouble, recvs[i].peer, comm, stream));
+  NCCL_CHECK(ncclGroupEnd());
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return TSR_OK;
+}
+
 static const tsr_comm_transport nccl_transport = {"NCCL", nccl_allgather, nccl_alltoall};
 
 extern "C" int tsr_gpu_nccl_start(void) {

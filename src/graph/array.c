@@ -7,6 +7,7 @@
 #include "graph/sinks.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,11 +242,47 @@ const char *tsr_red_name(int kind) {
   return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
 }
 
+int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out) {
+  if (x->kind == N_PERSIST) { /* persist(persist(x)) is persist(x) */
+    *out = x;
+    return TSR_OK;
+  }
+  tsr_node p;
+  proto_init(&p, N_PERSIST, 0, x->dtype);
+  p.in[0] = x;
+  TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
+  TSR_CHECK(node_intern(&p, out));
+  if (!(*out)->label[0]) snprintf((*out)->label, sizeof(*out)->label, "%s", label);
+  return TSR_OK;
+}
+
+void tsr_node_hold(tsr_node *n, double **chunks, double bytes,
+                   void (*release)(const void *ctx, double *chunk), const void *ctx) {
+  tsr_node_release_held(n);
+  n->held = chunks;
+  n->held_bytes = bytes;
+  n->held_free = release;
+  n->held_ctx = ctx;
+}
+
 void tsr_node_release_held(tsr_node *n) {
   if (!n->held) return;
-  for (int64_t c = 0, nc = tsr_grid_count(&n->grid); c < nc; c++) free(n->held[c]);
+  for (int64_t c = 0, nc = tsr_grid_count(&n->grid); c < nc; c++) {
+    if (!n->held[c]) continue;
+    if (n->held_free)
+      n->held_free(n->held_ctx, n->held[c]);
+    else
+      free(n->held[c]);
+  }
   free(n->held);
   n->held = NULL;
+  n->held_bytes = 0;
+}
+
+double tsr_nodes_held_bytes(void) {
+  double b = 0;
+  for (tsr_node *n = all_nodes; n; n = n->next_all) b += n->held ? n->held_bytes : 0;
+  return b;
 }
 
 void tsr_nodes_clear_values(void) {

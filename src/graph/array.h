@@ -6,7 +6,9 @@
  * value is needed. Identical nodes are shared (common-subexpression
  * elimination by hash-consing), except random arrays, which are distinct by
  * construction. A computed node keeps its value (replicated on every rank),
- * or, for the row blocks of Q and U, its chunks on their owners (held).
+ * or its chunks on their owners (held): the row blocks of Q and U, the
+ * chunks of products, and persisted arrays, in backend memory (device
+ * memory with the CUDA backend), where later programs read them.
  */
 #ifndef TSR_ARRAY_H
 #define TSR_ARRAY_H
@@ -28,7 +30,8 @@ typedef enum tsr_node_kind {
   N_REDUCE,  /* sum/mean/min/max/std/var over all axes or one */
   N_LOAD,    /* an HDF5 dataset, read chunk by chunk as hyperslabs (stage.h) */
   N_RECHUNK, /* in[0]'s values on another chunk grid: pieces move between owners */
-  N_LINALG   /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
+  N_LINALG,  /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
+  N_PERSIST  /* in[0]'s values, evaluated once and held (below) until the job ends */
 } tsr_node_kind;
 
 /* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
@@ -60,10 +63,15 @@ struct tsr_node {
   const tsr_load_src *src; /* LOAD: the file and dataset (graph/sources.h) */
   int id;                  /* creation number (stable across ranks) */
   uint64_t hash;
-  double *value;      /* computed values (row-major), replicated; NULL until computed */
-  double **held;      /* or computed and distributed (Q and U of qr/svd): per chunk id of
-                       * grid, its row-major values on its owner, NULL elsewhere; read
-                       * through staged leaves (stage.h) */
+  double *value; /* computed values (row-major), replicated; NULL until computed */
+  double **held; /* or computed and distributed (held): per chunk id of grid, its
+                       * row-major values in backend memory on its owner, NULL elsewhere;
+                       * read through staged leaves (stage.h) */
+  void (*held_free)(const void *ctx, double *chunk); /* releases a held chunk */
+  const void *held_ctx;
+  double held_bytes;  /* bytes of held chunks on this rank */
+  int hold_checked;   /* its held bytes were counted by the checks before work */
+  char label[48];     /* PERSIST: what the user wrote ("x", "persist at 3:5"), for errors */
   tsr_node *next_all; /* list of all nodes, for freeing */
 };
 
@@ -86,13 +94,27 @@ int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
 int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
                     tsr_dtype dt, tsr_node **out);
 
+/* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
+ * label names it in errors. */
+int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out);
+
 int64_t tsr_node_size(const tsr_node *n);
 const char *tsr_dtype_name(tsr_dtype dt);
 const char *tsr_ew_name(int op);
 const char *tsr_red_name(int kind);
 
+/* n's chunks (indexed by chunk id of its grid; this rank's own, NULL for
+ * the others) become its held chunks: the array is taken over, and each
+ * chunk is released with release(ctx, chunk) (the backend's memory; NULL:
+ * free()). bytes: their size on this rank. */
+void tsr_node_hold(tsr_node *n, double **chunks, double bytes,
+                   void (*release)(const void *ctx, double *chunk), const void *ctx);
+
 /* Frees n's held chunks (n->held), if any. */
 void tsr_node_release_held(tsr_node *n);
+
+/* Bytes of held chunks on this rank, over every node of the job. */
+double tsr_nodes_held_bytes(void);
 
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);

@@ -1,8 +1,8 @@
 /*
  * compute.c - the "compute what first" walk (compute.h): depth first over a
- * node's inputs, stopping at values already computed or held; reductions go
- * to the executor, linear-algebra results to linalg/, and the rest is
- * evaluated by whoever reads it.
+ * node's inputs, stopping at values already computed or held; reductions and
+ * persisted arrays go to the executor, linear-algebra results to linalg/,
+ * and the rest is evaluated by whoever reads it.
  */
 #include "job/compute.h"
 
@@ -16,10 +16,11 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return tsr_exec_reduce(ex, n);
   if (n->kind == N_LINALG && !tsr_linalg_is_view(n)) return tsr_agree(tsr_linalg_compute(ex, n));
+  if (n->kind == N_PERSIST && tsr_exec_holds(ex, n)) return tsr_exec_persist(ex, n);
   return TSR_OK;
 }
 
-static int check_node(const tsr_exec *ex, const tsr_node *n) {
+static int check_node(tsr_exec *ex, tsr_node *n) {
   if (n->value || n->held) return TSR_OK;
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(check_node(ex, n->in[i]));
@@ -34,7 +35,7 @@ int tsr_job_compute(tsr_exec *ex, tsr_node *node) {
 
 int tsr_job_prepare(tsr_exec *ex, tsr_node *node) { return compute_dependencies(ex, node); }
 
-int tsr_job_check(const tsr_exec *ex, const tsr_node *node) {
+int tsr_job_check(tsr_exec *ex, tsr_node *node) {
   TSR_CHECK(check_node(ex, node));
   return tsr_exec_check_result(ex, node);
 }

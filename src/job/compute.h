@@ -21,7 +21,8 @@ int tsr_job_compute(tsr_exec *ex, tsr_node *node);
 int tsr_job_prepare(tsr_exec *ex, tsr_node *node);
 
 /* Checks, before any work, that node can be computed within the memory
- * budget (collective errors: every rank finds the same). */
-int tsr_job_check(const tsr_exec *ex, const tsr_node *node);
+ * budget and that what it holds fits (collective errors: every rank finds
+ * the same). */
+int tsr_job_check(tsr_exec *ex, tsr_node *node);
 
 #endif

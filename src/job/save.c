@@ -123,7 +123,7 @@ int tsr_save_check(int overwrite, const char *results_path) {
   return tsr_agree_rank0(st, "cannot write a saved file");
 }
 
-int tsr_save_plan(const tsr_exec *ex) {
+int tsr_save_plan(tsr_exec *ex) {
   for (int i = 0; i < tsr_sinks_count(); i++) TSR_CHECK(tsr_job_check(ex, tsr_sinks_at(i)->node));
   return TSR_OK;
 }

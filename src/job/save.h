@@ -29,7 +29,7 @@ int tsr_save_check(int overwrite, const char *results_path);
 
 /* Before any work: every saved array can be computed within the memory
  * budget (the executor's check). Collective errors. */
-int tsr_save_plan(const tsr_exec *ex);
+int tsr_save_plan(tsr_exec *ex);
 
 /* Computes and writes every saved array into its temporary file. Collective. */
 int tsr_save_run(tsr_exec *ex);

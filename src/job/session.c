@@ -68,7 +68,7 @@ static int is_small(const tsr_value *v) {
   return v->kind != V_ARRAY || tsr_node_size(v->arr) <= SMALL_ELEMS;
 }
 
-static int check_value(const tsr_exec *ex, const tsr_value *v) {
+static int check_value(tsr_exec *ex, const tsr_value *v) {
   if (v->kind == V_ARRAY) return tsr_job_check(ex, v->arr);
   for (int i = 0; i < (v->kind == V_TUPLE ? v->nitems : 0); i++)
     TSR_CHECK(check_value(ex, &v->items[i]));
@@ -188,6 +188,11 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
           ru.ru_maxrss / 1024.0);
   size_t dev = tsr_be_peak_memory(ex->be);
   if (dev) fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
+  double held = tsr_nodes_held_bytes(), down, up;
+  if (held > 0) fprintf(stderr, ", held %.1f MB", held / 1e6);
+  tsr_be_host_copies(&down, &up);
+  if (!(tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY))
+    fprintf(stderr, ", host copies %.1f MB down, %.1f MB up", down / 1e6, up / 1e6);
   fputc('\n', stderr);
 }
 

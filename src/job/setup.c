@@ -75,7 +75,6 @@ static int knob_word(const char *name, const char *list, const char **out) {
 int tsr_knobs_read(tsr_knobs *k) {
   memset(k, 0, sizeof *k);
   TSR_CHECK(knob_bool("TESSERA_GPUS_SHARED", 0, &k->gpus_shared));
-  TSR_CHECK(knob_bool("TESSERA_GPU_LINALG", 0, &k->gpu_linalg));
   TSR_CHECK(knob_word("TESSERA_FAULT", tsr_be_fault_ops, &k->fault));
   TSR_CHECK(knob_seconds("TESSERA_PROGRESS_INTERVAL", 10.0, &k->progress_interval));
   TSR_CHECK(knob_bool("TESSERA_HOST_EXCHANGE", 0, &k->host_exchange));
@@ -176,8 +175,7 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;
-  tsr_backend_config cfg = {
-      .threads = ex->threads, .mem_limit = opt->mem_limit, .dense = k.gpu_linalg, .fault = k.fault};
+  tsr_backend_config cfg = {.threads = ex->threads, .mem_limit = opt->mem_limit, .fault = k.fault};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, &cfg));
   return tsr_be_setup(ex->be, &cfg);
 }

@@ -13,7 +13,6 @@
 /* Every TESSERA_* variable tessera reads, with its value after checking. */
 typedef struct tsr_knobs {
   int gpus_shared;          /* TESSERA_GPUS_SHARED: as --gpus-shared (test suites on GPU nodes) */
-  int gpu_linalg;           /* TESSERA_GPU_LINALG: the CUDA dense kernels on */
   const char *fault;        /* TESSERA_FAULT: a backend op made to fail (tests) */
   double progress_interval; /* TESSERA_PROGRESS_INTERVAL: seconds between progress lines in logs */
   int host_exchange;        /* TESSERA_HOST_EXCHANGE: rechunk pieces as host copies (tests) */

@@ -11,8 +11,9 @@
  * ranks from boxes of the operands, summed in inner-block order on the
  * owner of each output chunk, which holds it (see compute_matmul); a
  * transpose is a view the fuser compiles. The local kernels are the dense
- * ops of a backend (tsr_be_dense) on host memory: with the CUDA
- * backend, chunks are downloaded first.
+ * ops of the job's backend on its own memory: with the CUDA backend the
+ * blocks, the factors, the products and the held results stay in device
+ * memory, and only the small replicated results (r, s, vt) are downloaded.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -32,6 +33,7 @@
 #include "exec/stage.h"
 #include "backend/backend.h"
 #include "graph/groups.h"
+#include "plan/plan.h"
 
 static void round_f32(tsr_node *n) {
   if (n->dtype != TSR_F32) return;
@@ -48,21 +50,42 @@ static int set_value(tsr_node *n, const double *v, int64_t size) {
   return TSR_OK;
 }
 
-/* chunks (indexed by chunk id of o's grid; this rank's own, NULL for the
- * others) become o's held chunks (the array is taken over). */
-static int hold_chunks(tsr_node *o, double **chunks) {
-  o->held = chunks;
-  if (o->dtype != TSR_F32) return TSR_OK;
-  const tsr_grid *g = &o->grid;
-  for (int64_t c = 0; c < tsr_grid_count(g); c++) {
+/* The box of chunk c of g. */
+static int64_t chunk_box(const tsr_grid *g, int64_t c, int64_t *start, int64_t *extent) {
+  int64_t idx[TSR_MAXDIM];
+  tsr_grid_unravel(g, c, idx);
+  tsr_grid_chunk_box(g, idx, start, extent);
+  return tsr_elems_of(g->ndim, extent);
+}
+
+/* float32 results: this rank's chunks rounded (through a host copy where
+ * the backend's memory is a device's: float32 linear algebra is rare). */
+static int round_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
+  int host = tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY, st = TSR_OK;
+  for (int64_t c = 0; c < tsr_grid_count(&o->grid) && st == TSR_OK; c++) {
     if (!chunks[c]) continue;
-    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = 1;
-    tsr_grid_unravel(g, c, idx);
-    tsr_grid_chunk_box(g, idx, start, extent);
-    for (int d = 0; d < g->ndim; d++) cnt *= extent[d];
-    for (int64_t i = 0; i < cnt; i++) chunks[c][i] = (double)(float)chunks[c][i];
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = chunk_box(&o->grid, c, start, extent);
+    double *h = host ? chunks[c] : malloc(sizeof(double) * (size_t)(cnt + 1));
+    if (!h) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory rounding a result");
+    if (!host) st = tsr_be_download(ex->be, chunks[c], h, (size_t)cnt);
+    for (int64_t i = 0; i < cnt && st == TSR_OK; i++) h[i] = (double)(float)h[i];
+    if (!host && st == TSR_OK) st = tsr_be_upload(ex->be, h, chunks[c], (size_t)cnt);
+    if (!host) free(h);
   }
-  return TSR_OK;
+  return st;
+}
+
+/* chunks (indexed by chunk id of o's grid, in backend memory; this rank's
+ * own, NULL for the others) become o's held chunks (the array is taken
+ * over, and released with the backend). */
+static int hold_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
+  double bytes = 0;
+  for (int64_t c = 0; c < tsr_grid_count(&o->grid); c++) {
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+    if (chunks[c]) bytes += 8.0 * (double)chunk_box(&o->grid, c, start, extent);
+  }
+  tsr_node_hold(o, chunks, bytes, tsr_exec_held_free, ex->be);
+  return o->dtype == TSR_F32 ? round_chunks(ex, o, chunks) : TSR_OK;
 }
 
 /* o's held chunks gathered into o->value on every rank (--no-fuse reads
@@ -70,13 +93,18 @@ static int hold_chunks(tsr_node *o, double **chunks) {
 static int gather_held(tsr_exec *ex, tsr_node *o) {
   int64_t total = tsr_grid_count(&o->grid), n = 0;
   int64_t *ids = malloc(sizeof(int64_t) * (size_t)(total / ex->size + 1));
-  double **bufs = malloc(sizeof(double *) * (size_t)(total / ex->size + 1));
+  double **bufs = calloc((size_t)(total / ex->size + 1), sizeof(double *));
   int st = ids && bufs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
   for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size, n++) {
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = chunk_box(&o->grid, c, start, extent);
     ids[n] = c;
-    bufs[n] = o->held[c];
+    bufs[n] = malloc(sizeof(double) * (size_t)(cnt + 1));
+    st = bufs[n] ? tsr_be_download(ex->be, o->held[c], bufs[n], (size_t)cnt)
+                 : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
   }
+  st = tsr_agree(st);
   if (st == TSR_OK) st = tsr_exec_replicate(ex, o, ids, n, bufs);
+  for (int64_t i = 0; bufs && i < n; i++) free(bufs[i]);
   free(ids), free(bufs);
   tsr_node_release_held(o);
   return st;
@@ -85,58 +113,66 @@ static int gather_held(tsr_exec *ex, tsr_node *o) {
 /* The result chunks of o (chunks[c] on the owner of chunk c) kept where they
  * are, or gathered with --no-fuse. Collective. */
 static int finish_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
-  TSR_CHECK(hold_chunks(o, chunks));
+  TSR_CHECK(hold_chunks(ex, o, chunks));
   return ex->no_fuse ? gather_held(ex, o) : TSR_OK;
 }
 
 /* ---- qr / svd ------------------------------------------------------------ */
 
 typedef struct blocks_ctx {
-  const tsr_grid *g;
   double **blocks;
 } blocks_ctx;
 
-static int keep_wave(void *vctx, int64_t n, const int64_t *ids, double *const *host) {
+static int take_wave(void *vctx, int64_t n, const int64_t *ids, double **bufs) {
   blocks_ctx *c = vctx;
   for (int64_t i = 0; i < n; i++) {
-    int64_t rows = c->g->sizes[0][ids[i]], cols = c->g->shape[1];
-    TSR_MALLOC(c->blocks[ids[i]], sizeof(double) * (size_t)(rows * cols + 1));
-    memcpy(c->blocks[ids[i]], host[i], sizeof(double) * (size_t)(rows * cols));
+    c->blocks[ids[i]] = bufs[i];
+    bufs[i] = NULL;
   }
   return TSR_OK;
 }
 
-/* This rank's row blocks of x (blocks[b] for b owned, NULL otherwise). */
-static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks) {
+/* This rank's row blocks of x in backend memory (blocks[b] for b owned,
+ * NULL otherwise); *borrowed: they are x's held chunks, read in place. */
+static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowed) {
   const tsr_grid *g = &x->grid;
+  *borrowed = 0;
+  if (x->held) { /* held (persisted, a product, ...): its chunks are the blocks */
+    for (int64_t b = ex->rank; b < g->nchunks[0]; b += ex->size) blocks[b] = x->held[b];
+    *borrowed = 1;
+    return TSR_OK;
+  }
   if (x->value) {
     for (int64_t b = ex->rank; b < g->nchunks[0]; b += ex->size) {
       int64_t rows = g->sizes[0][b], cols = g->shape[1];
-      TSR_MALLOC(blocks[b], sizeof(double) * (size_t)(rows * cols + 1));
-      memcpy(blocks[b], x->value + g->starts[0][b] * cols, sizeof(double) * (size_t)(rows * cols));
+      TSR_CHECK(tsr_be_alloc(ex->be, (size_t)(rows * cols), &blocks[b]));
+      TSR_CHECK(tsr_be_upload(ex->be, x->value + g->starts[0][b] * cols, blocks[b],
+                              (size_t)(rows * cols)));
     }
     return TSR_OK;
   }
-  blocks_ctx c = {g, blocks};
-  return tsr_stage_waves(ex, x, keep_wave, &c);
+  blocks_ctx c = {blocks};
+  return tsr_stage_waves_be(ex, x, take_wave, &c);
 }
 
 static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   tsr_node *first = outs[0], *x = first->in[0];
   const tsr_grid *g = &x->grid;
-  int svd = first->op == LA_SVD_U;
+  int svd = first->op == LA_SVD_U, borrowed = 0;
   int64_t nb = g->nchunks[0], n = g->shape[1];
-  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, tsr_be_dense(ex->be)};
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, ex->be, ex, 0};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
   int64_t nsmall = svd ? k + k * n : K * n;
   double **blocks = calloc((size_t)nb + 1, sizeof(double *)),
          **out = calloc((size_t)nb + 1, sizeof(double *));
   double *small = malloc(sizeof(double) * (size_t)(nsmall + 1));
   int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  double t0 = tsr_comm_time();
-  if (st == TSR_OK) st = owned_blocks(ex, x, blocks);
+  double t0 = tsr_comm_time(), c0 = ex->comm_s;
+  if (st == TSR_OK) st = owned_blocks(ex, x, blocks, &borrowed);
+  st = tsr_agree(st);
+  pl.take_blocks = !borrowed; /* the tree factors its own copies in place */
   if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
-  ex->compute_s += tsr_comm_time() - t0;
+  ex->compute_s += tsr_comm_time() - t0 - (ex->comm_s - c0);
   st = tsr_agree(st);
   for (int i = 0; i < n_outs && st == TSR_OK; i++) {
     tsr_node *o = outs[i];
@@ -146,8 +182,8 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
     } else
       st = set_value(o, o->op == LA_SVD_VT ? small + k : small, tsr_node_size(o));
   }
-  for (int64_t b = 0; b < nb && blocks; b++) free(blocks[b]);
-  for (int64_t b = 0; b < nb && out; b++) free(out[b]);
+  for (int64_t b = 0; b < nb && blocks && !borrowed; b++) tsr_be_release(ex->be, blocks[b]);
+  for (int64_t b = 0; b < nb && out; b++) tsr_be_release(ex->be, out[b]);
   free(blocks), free(out), free(small);
   return st;
 }
@@ -206,7 +242,7 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
   int P = ex->size, me = ex->rank, st = TSR_OK;
   tsr_p2p_piece *x = calloc((size_t)nt + 1, sizeof *x);
   const double **src = calloc((size_t)nt + 1, sizeof(double *));
-  double **got = calloc((size_t)nt + 1, sizeof(double *)), moved = 0;
+  double **got = calloc((size_t)nt + 1, sizeof(double *));
   int64_t nx = 0;
   if (!x || !src || !got) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving block products");
   for (int64_t i = 0, k = 0; i < nt && st == TSR_OK; i++) {
@@ -215,29 +251,22 @@ static int mm_reduce(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt
     size_t cnt = (size_t)mm_elems(p, c);
     if (from == me) src[i] = part[k++];
     if (from == to) continue; /* added where it was formed */
-    if (to == me && !(got[i] = malloc(sizeof(double) * cnt))) {
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory receiving block products");
-      break;
-    }
+    if (to == me && (st = tsr_be_alloc(ex->be, cnt, &got[i])) != TSR_OK) break;
     x[nx++] = (tsr_p2p_piece){from, to, src[i], got[i], cnt};
-    if (from == me || to == me) moved += 8.0 * (double)cnt;
   }
   st = tsr_agree(st);
-  double t0 = tsr_comm_time();
-  if (st == TSR_OK) st = tsr_p2p_move(x, nx, me, P, TSR_TAG_MATMUL);
-  ex->comm_s += tsr_comm_time() - t0;
-  ex->comm_bytes += moved;
+  if (st == TSR_OK) st = tsr_exec_move(ex, x, nx, TSR_TAG_MATMUL);
   for (int64_t i = 0; i < nt && st == TSR_OK; i++) { /* add, in task order */
     int64_t c = tasks[i] / p->nkb;
     if (c % P != me) continue;
     const double *v = got[i] ? got[i] : src[i];
     size_t cnt = (size_t)mm_elems(p, c);
     if (tasks[i] % p->nkb == 0)
-      memcpy(acc[c], v, sizeof(double) * cnt);
+      st = tsr_be_copy(ex->be, v, acc[c], cnt);
     else
-      for (size_t e = 0; e < cnt; e++) acc[c][e] += v[e];
+      st = tsr_be_axpy(ex->be, cnt, v, acc[c]);
   }
-  for (int64_t i = 0; got && i < nt; i++) free(got[i]);
+  for (int64_t i = 0; got && i < nt; i++) tsr_be_release(ex->be, got[i]);
   free(x), free(src), free(got);
   return st;
 }
@@ -324,12 +353,12 @@ static void mm_bufs_free(mm_bufs *b) {
   free(b->bx), free(b->by), free(b->xb), free(b->yb), free(b->part), free(b->my);
 }
 
-/* This rank's block products of a wave (mine of them), in workers. */
+/* This rank's block products of a wave (mine of them), in workers, in
+ * backend memory. */
 static int mm_products(const tsr_exec *ex, const mm *p, const mm_bufs *b, int64_t mine) {
-  const tsr_backend_ops *kern = tsr_be_dense(ex->be);
+  const tsr_backend_ops *be = ex->be;
   for (int64_t i = 0; i < mine; i++)
-    if (!(b->part[i] = malloc(sizeof(double) * (size_t)(mm_elems(p, b->my[i] / p->nkb) + 1))))
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block product");
+    TSR_CHECK(tsr_be_alloc(be, (size_t)mm_elems(p, b->my[i] / p->nkb), &b->part[i]));
   tsr_workers w;
   tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
@@ -337,14 +366,15 @@ static int mm_products(const tsr_exec *ex, const mm *p, const mm_bufs *b, int64_
     if (tsr_workers_stop(&w)) continue;
     int64_t c = b->my[i] / p->nkb, mr = p->msz[c / p->nnc], nc = p->nsz[c % p->nnc],
             kk = p->ksz[b->my[i] % p->nkb];
-    tsr_workers_fail(
-        &w, tsr_be_gemm(kern, mr, nc, kk, b->xb[i], kk, b->yb[i], nc, 0.0, b->part[i], nc));
+    tsr_workers_fail(&w,
+                     tsr_be_gemm(be, mr, nc, kk, b->xb[i], kk, b->yb[i], nc, 0.0, b->part[i], nc));
   }
   return tsr_workers_end(&w);
 }
 
-/* One wave of tasks: operand boxes staged (collective), products formed
- * here, then moved to and summed on the owners of their chunks. */
+/* One wave of tasks: operand boxes staged into backend memory (collective),
+ * products formed here, then moved to and summed on the owners of their
+ * chunks. */
 static int mm_wave(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, mm_bufs *b,
                    int64_t W, double **acc) {
   int64_t mine = 0;
@@ -353,26 +383,35 @@ static int mm_wave(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, 
     mm_box(p, tasks[i], 1, &b->by[i]);
     if (b->bx[i].rank == ex->rank) b->my[mine++] = tasks[i];
   }
-  double t0 = tsr_comm_time();
-  int st = tsr_stage_boxes(ex, p->x, b->bx, nt, b->xb);
-  int sy = tsr_stage_boxes(ex, p->y, b->by, nt, b->yb);
+  double t0 = tsr_comm_time(), c0 = ex->comm_s;
+  int st = tsr_stage_boxes_be(ex, p->x, b->bx, nt, b->xb);
+  int sy = tsr_stage_boxes_be(ex, p->y, b->by, nt, b->yb);
   if (st == TSR_OK) st = sy;
   if (st == TSR_OK) st = mm_products(ex, p, b, mine);
-  ex->compute_s += tsr_comm_time() - t0;
+  ex->compute_s += tsr_comm_time() - t0 - (ex->comm_s - c0);
   st = tsr_agree(st);
   if (st == TSR_OK) st = mm_reduce(ex, p, tasks, nt, b->part, acc);
   for (int64_t i = 0; i < W; i++) {
-    free(b->xb[i]), free(b->yb[i]), free(b->part[i]);
+    tsr_be_release(ex->be, b->xb[i]), tsr_be_release(ex->be, b->yb[i]);
+    tsr_be_release(ex->be, b->part[i]);
     b->xb[i] = b->yb[i] = b->part[i] = NULL;
   }
   return st;
 }
 
-/* This rank's output chunks, zeros (the result when K is 0). */
+/* This rank's output chunks in backend memory; zeros when K is 0 (no
+ * block product will write them). */
 static int mm_acc(const tsr_exec *ex, const mm *p, double **acc) {
-  for (int64_t c = ex->rank; c < p->nmr * p->nnc; c += ex->size)
-    if (!(acc[c] = calloc((size_t)(mm_elems(p, c) + 1), sizeof(double))))
-      return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
+  for (int64_t c = ex->rank; c < p->nmr * p->nnc; c += ex->size) {
+    size_t cnt = (size_t)mm_elems(p, c);
+    TSR_CHECK(tsr_be_alloc(ex->be, cnt, &acc[c]));
+    if (p->nkb > 0) continue;
+    double *zero = calloc(cnt + 1, sizeof(double));
+    int st = zero ? tsr_be_upload(ex->be, zero, acc[c], cnt)
+                  : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of a product");
+    free(zero);
+    TSR_CHECK(st);
+  }
   return TSR_OK;
 }
 
@@ -393,7 +432,7 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   mm_bufs_free(&b);
   free(v.order), free(v.from);
   if (st == TSR_OK) return finish_chunks(ex, n, acc);
-  for (int64_t c = 0; acc && c < nchunks; c++) free(acc[c]);
+  for (int64_t c = 0; acc && c < nchunks; c++) tsr_be_release(ex->be, acc[c]);
   free(acc);
   return st;
 }

@@ -1,12 +1,15 @@
 /*
  * tsqr.c - the TSQR tree (see tsqr.h): local QR of row blocks, a binary
  * reduction of the R factors fixed by block index, the final R factored
- * (QR: sign-normalized; SVD: dgesdd) on rank 0, and Q or U recovered by
- * applying the tree's Q factors back down, block by block on their owners.
+ * (QR: sign-normalized; SVD: the backend's svd) on rank 0, and Q or U
+ * recovered by applying the tree's Q factors back down, block by block on
+ * their owners. Every matrix of the tree is in backend memory (device
+ * memory with the CUDA backend); the root's small results are downloaded
+ * and broadcast, its factor m0 stays where it was computed.
  *
- * Messages between tree nodes travel with tsr_p2p_exchange, all the pairs of
- * one tree level at once, one message per pair of ranks (the R's or M's of
- * several tree nodes between the same two ranks are packed in block order).
+ * Messages between tree nodes travel with tsr_exec_move, all the pairs of
+ * one tree level at once (the R's or M's of several tree nodes between the
+ * same two ranks are packed in block order).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,16 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/error.h"
-#include "mpi/comm.h"
 #include "mpi/agree.h"
+#include "mpi/comm.h"
 #include "mpi/p2p.h"
 #include "mpi/tags.h"
+#include "util/error.h"
+#include "util/trace.h"
 #include "util/workers.h"
 
 #define MAX_LEVELS 64
 
 static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
+
+/* --trace: one span per step of the tree (category phase). */
+static double step_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
+static void step_end(const char *name, double t0) {
+  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
+}
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
@@ -34,25 +44,37 @@ int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
   return min64(m, pl->ncols);
 }
 
+/* n values of backend memory. */
+static int balloc(const tsr_tsqr_plan *pl, int64_t n, double **p) {
+  return tsr_be_alloc(pl->be, (size_t)(n > 0 ? n : 1), p);
+}
+static void bfree(const tsr_tsqr_plan *pl, double *p) { tsr_be_release(pl->be, p); }
+
+/* Moves a level's pieces (collective). */
+static int move(const tsr_tsqr_plan *pl, const tsr_p2p_piece *x, int64_t nx, int tag) {
+  if (pl->ex) return tsr_exec_move(pl->ex, x, nx, tag);
+  return tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, tag));
+}
+
+/* ---- svd_flip -------------------------------------------------------------- */
+
 /* Per column of U: the entry of largest magnitude among this rank's blocks
  * (the first in row order on ties), as (|u|, global row, sign). */
-typedef struct flip_pick {
-  double big;
-  int64_t row;
-  double sign;
-} flip_pick;
-
-static void flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, flip_pick *pick) {
-  for (int64_t j = 0; j < k; j++) pick[j] = (flip_pick){-1.0, -1, 1.0};
+static int flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, tsr_colmax *pick) {
+  tsr_colmax *blk = malloc(sizeof(tsr_colmax) * (size_t)(k + 1));
+  if (!blk) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  for (int64_t j = 0; j < k; j++) pick[j] = (tsr_colmax){-1.0, -1, 1.0};
   int64_t first = 0;
-  for (int64_t b = 0; b < pl->nblocks; first += pl->rows[b], b++) {
+  int st = TSR_OK;
+  for (int64_t b = 0; b < pl->nblocks && st == TSR_OK; first += pl->rows[b], b++) {
     if (owner(pl, b) != pl->rank) continue;
-    for (int64_t i = 0; i < pl->rows[b]; i++)
-      for (int64_t j = 0; j < k; j++) {
-        double u = out[b][i * k + j], v = u < 0 ? -u : u;
-        if (v > pick[j].big) pick[j] = (flip_pick){v, first + i, u < 0 ? -1.0 : 1.0};
-      }
+    st = tsr_be_col_absmax(pl->be, pl->rows[b], k, out[b], blk);
+    for (int64_t j = 0; j < k && st == TSR_OK; j++)
+      if (blk[j].big > pick[j].big)
+        pick[j] = (tsr_colmax){blk[j].big, first + blk[j].row, blk[j].sign};
   }
+  free(blk);
+  return st;
 }
 
 /* sklearn's svd_flip (u-based) over the distributed U: the entry of largest
@@ -63,33 +85,38 @@ static void flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, f
  * number of ranks. Collective. */
 static int svd_flip(const tsr_tsqr_plan *pl, int64_t k, double **out, double *vt) {
   int64_t n = pl->ncols;
-  flip_pick *mine = malloc(sizeof(flip_pick) * (size_t)(k + 1)), *best = NULL;
-  if (!mine) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  flip_local(pl, k, out, mine);
+  tsr_colmax *mine = malloc(sizeof(tsr_colmax) * (size_t)(k + 1)), *best = NULL;
+  double *f = malloc(sizeof(double) * (size_t)(k + 1));
+  int st = mine && f ? flip_local(pl, k, out, mine) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  st = tsr_agree(st);
   char *all = NULL;
   size_t *counts = NULL;
-  int st = tsr_comm_allgather_bytes(mine, sizeof(flip_pick) * (size_t)k, &all, &counts);
+  if (st == TSR_OK)
+    st = tsr_comm_allgather_bytes(mine, sizeof(tsr_colmax) * (size_t)k, &all, &counts);
   if (st == TSR_OK) {
     best = mine; /* reused: the winner per column */
-    for (int64_t j = 0; j < k; j++) best[j] = (flip_pick){-1.0, -1, 1.0};
+    for (int64_t j = 0; j < k; j++) best[j] = (tsr_colmax){-1.0, -1, 1.0};
     size_t off = 0;
     for (int q = 0; q < pl->size; off += counts[q], q++) {
-      const flip_pick *their = (const flip_pick *)(all + off);
+      const tsr_colmax *their = (const tsr_colmax *)(all + off);
       for (int64_t j = 0; j < k; j++)
         if (their[j].row >= 0 && (their[j].big > best[j].big ||
                                   (their[j].big == best[j].big && their[j].row < best[j].row)))
           best[j] = their[j];
     }
     for (int64_t j = 0; j < k; j++) {
-      if (best[j].sign > 0) continue;
-      for (int64_t b = pl->rank; b < pl->nblocks; b += pl->size)
-        for (int64_t i = 0; i < pl->rows[b]; i++) out[b][i * k + j] = -out[b][i * k + j];
-      for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
+      f[j] = best[j].sign > 0 ? 1.0 : -1.0;
+      if (f[j] < 0)
+        for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
     }
+    for (int64_t b = pl->rank; b < pl->nblocks && st == TSR_OK; b += pl->size)
+      st = tsr_be_scale_cols(pl->be, pl->rows[b], k, out[b], f);
   }
-  free(all), free(counts), free(mine);
-  return st;
+  free(all), free(counts), free(mine), free(f);
+  return tsr_agree(st);
 }
+
+/* ---- the tree ---------------------------------------------------------------- */
 
 /* C (m x n) = A (m x k) B (k x n), all row-major and compact. */
 static int gemm(const tsr_tsqr_plan *pl, int64_t m, int64_t n, int64_t k, const double *a,
@@ -97,17 +124,20 @@ static int gemm(const tsr_tsqr_plan *pl, int64_t m, int64_t n, int64_t k, const 
   return tsr_be_gemm(pl->be, m, n, k, a, k, b, n, 0.0, c, n);
 }
 
-/* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n). */
-static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double *a, double **q,
-                    double **r) {
+/* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n).
+ * in_place: a is the caller's to give up (q becomes a when m >= n). */
+static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, double *a, int in_place,
+                    double **q, double **r) {
   int64_t kk = min64(m, n);
-  *q = malloc(sizeof(double) * (size_t)(m * kk + 1));
-  *r = malloc(sizeof(double) * (size_t)(kk * n + 1));
-  int st = *q && *r ? tsr_be_qr(pl->be, m, n, a, *q, *r)
-                    : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %lld x %lld QR", (long long)m,
-                                (long long)n);
+  *q = *r = NULL;
+  in_place = in_place && m >= n;
+  int st = in_place ? TSR_OK : balloc(pl, m * kk, q);
+  if (st == TSR_OK) st = balloc(pl, kk * n, r);
+  if (in_place) *q = a;
+  if (st == TSR_OK) st = tsr_be_qr(pl->be, m, n, a, *q, *r);
   if (st != TSR_OK) {
-    free(*q), free(*r);
+    if (!in_place) bfree(pl, *q);
+    bfree(pl, *r);
     *q = *r = NULL;
   }
   return st;
@@ -116,34 +146,69 @@ static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, const double 
 /* The state of the tree on this rank: per tree node (its left-most block
  * index) and level, what its owner holds. Sizes are known on every rank. */
 typedef struct tree {
+  const tsr_tsqr_plan *pl;
   int64_t nb, n;
   int nlev;
   int64_t *rleaf;                                            /* rows of each leaf's R */
   int64_t *rl[MAX_LEVELS], *rr[MAX_LEVELS], *rn[MAX_LEVELS]; /* stacked halves, result */
   double **qleaf;                                            /* leaf Q factors (owned blocks) */
+  double **cleaf;          /* a leaf's deferred correction (Q = qleaf c), or NULL */
   double **qn[MAX_LEVELS]; /* stacked Q factors of internal nodes (owned) */
   double **r;              /* current R of each node (owned) */
 } tree;
 
 static void tree_free(tree *t) {
   for (int64_t b = 0; b < t->nb; b++) {
-    if (t->qleaf) free(t->qleaf[b]);
-    if (t->r) free(t->r[b]);
+    if (t->qleaf) bfree(t->pl, t->qleaf[b]);
+    if (t->cleaf) bfree(t->pl, t->cleaf[b]);
+    if (t->r) bfree(t->pl, t->r[b]);
     for (int L = 0; L < t->nlev; L++)
-      if (t->qn[L]) free(t->qn[L][b]);
+      if (t->qn[L]) bfree(t->pl, t->qn[L][b]);
   }
   for (int L = 0; L < t->nlev; L++) free(t->rl[L]), free(t->rr[L]), free(t->rn[L]), free(t->qn[L]);
-  free(t->rleaf), free(t->qleaf), free(t->r);
+  free(t->rleaf), free(t->qleaf), free(t->cleaf), free(t->r);
 }
 
-/* The leaves of this rank in parallel, each with one BLAS thread. */
-static int tree_leaves(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
+/* A leaf's QR (m >= n): q may come with a deferred correction c (Q = q c,
+ * the backend's qr_deferred: CholeskyQR2's second pass is then applied to
+ * the small matrix of the down-sweep instead of to the block's m rows). */
+static int qr_leaf(const tsr_tsqr_plan *pl, int64_t m, int64_t n, double *a, int in_place,
+                   double **q, double **r, double **c) {
+  if (m < n) return qr_local(pl, m, n, a, in_place, q, r);
+  int has_c = 0;
+  *q = in_place ? a : NULL;
+  *r = *c = NULL;
+  int st = in_place ? TSR_OK : balloc(pl, m * n, q);
+  if (st == TSR_OK) st = balloc(pl, n * n, r);
+  if (st == TSR_OK) st = balloc(pl, n * n, c);
+  if (st == TSR_OK) st = tsr_be_qr_deferred(pl->be, m, n, a, *q, *r, *c, &has_c);
+  if (st != TSR_OK || !has_c) {
+    bfree(pl, *c);
+    *c = NULL;
+  }
+  if (st != TSR_OK) {
+    if (!in_place) bfree(pl, *q);
+    bfree(pl, *r);
+    *q = *r = NULL;
+  }
+  return st;
+}
+
+/* The leaves of this rank in parallel (the backends' kernels are safe to
+ * call from several threads; the CPU's use one BLAS thread each). */
+static int tree_leaves(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
   tsr_workers w;
   tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = pl->rank; b < t->nb; b += pl->size) {
     if (tsr_workers_stop(&w)) continue;
-    tsr_workers_fail(&w, qr_local(pl, pl->rows[b], t->n, blocks[b], &t->qleaf[b], &t->r[b]));
+    int st = qr_leaf(pl, pl->rows[b], t->n, blocks[b], pl->take_blocks, &t->qleaf[b], &t->r[b],
+                     &t->cleaf[b]);
+    if (st == TSR_OK && pl->take_blocks) { /* factored in place, or no longer needed */
+      if (t->qleaf[b] != blocks[b]) bfree(pl, blocks[b]);
+      blocks[b] = NULL;
+    }
+    tsr_workers_fail(&w, st);
   }
   return tsr_workers_end(&w);
 }
@@ -160,20 +225,18 @@ static int level_alloc(tree *t, int L) {
   return TSR_OK;
 }
 
-/* On the owner of node i: its R stacked over node j's (received: rj) and
- * factored again. */
+/* On the owner of node i: its R stacked over node j's (received: rj rows
+ * at in) and factored again, in place of the stack. */
 static int stack_pair(const tsr_tsqr_plan *pl, tree *t, int L, int64_t i, int64_t ri, int64_t rj,
                       const double *in) {
   int64_t n = t->n, rows = ri + rj;
-  double *stack = malloc(sizeof(double) * (size_t)(rows * n + 1)), *r2 = NULL;
-  int st = stack ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (st == TSR_OK) {
-    memcpy(stack, t->r[i], sizeof(double) * (size_t)(ri * n));
-    memcpy(stack + ri * n, in, sizeof(double) * (size_t)(rj * n));
-    st = qr_local(pl, rows, n, stack, &t->qn[L][i], &r2);
-  }
-  free(stack);
-  free(t->r[i]);
+  double *stack = NULL, *r2 = NULL;
+  int st = balloc(pl, rows * n, &stack);
+  if (st == TSR_OK) st = tsr_be_copy(pl->be, t->r[i], stack, (size_t)(ri * n));
+  if (st == TSR_OK) st = tsr_be_copy(pl->be, in, stack + ri * n, (size_t)(rj * n));
+  if (st == TSR_OK) st = qr_local(pl, rows, n, stack, 1, &t->qn[L][i], &r2);
+  if (t->qn[L][i] != stack) bfree(pl, stack);
+  bfree(pl, t->r[i]);
   t->r[i] = r2;
   return st;
 }
@@ -184,27 +247,38 @@ static int tree_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t s, int64_
                       tsr_p2p_piece *x, double **in) {
   int64_t nb = t->nb, n = t->n, nx = 0;
   int me = pl->rank, st = level_alloc(t, L);
-  if (st != TSR_OK) return st;
   for (int64_t i = 0; i + s < nb && st == TSR_OK; i += 2 * s) {
     int64_t j = i + s;
     tsr_p2p_piece *e = &x[nx++];
     *e = (tsr_p2p_piece){owner(pl, j), owner(pl, i), t->r[j], NULL, (size_t)(cur[j] * n)};
-    if (e->to == me && !(e->dst = in[j] = malloc(sizeof(double) * (e->n + 1))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    if (e->to == me && e->from != me) st = balloc(pl, cur[j] * n, &in[j]);
+    e->dst = e->from == me && e->to == me ? NULL : in[j];
+    if (e->from == me && e->to == me) e->n = 0; /* stacked from where it is */
   }
   st = tsr_agree(st); /* no rank waits for pieces a failed rank will not send */
-  if (st == TSR_OK) st = tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_UP + L);
+  if (st == TSR_OK) st = move(pl, x, nx, TSR_TAG_TSQR_UP + L);
+  for (int64_t i = 0; i + s < nb; i += 2 * s) {
+    t->rl[L][i] = cur[i];
+    t->rr[L][i] = cur[i + s];
+    t->rn[L][i] = min64(cur[i] + cur[i + s], n);
+  }
+  /* This rank's pairs of the level at once: they are independent. */
+  tsr_workers w;
+  tsr_workers_init(&w);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < nb - s; i += 2 * s) {
+    if (st != TSR_OK || owner(pl, i) != me || tsr_workers_stop(&w)) continue;
+    int64_t j = i + s;
+    tsr_workers_fail(&w, stack_pair(pl, t, L, i, cur[i], cur[j], in[j] ? in[j] : t->r[j]));
+  }
+  if (st == TSR_OK) st = tsr_workers_end(&w);
   for (int64_t i = 0; i + s < nb; i += 2 * s) {
     int64_t j = i + s, rows = cur[i] + cur[j];
-    t->rl[L][i] = cur[i];
-    t->rr[L][i] = cur[j];
-    t->rn[L][i] = min64(rows, n);
     if (owner(pl, j) == me) {
-      free(t->r[j]);
+      bfree(pl, t->r[j]);
       t->r[j] = NULL;
     }
-    if (owner(pl, i) == me && st == TSR_OK) st = stack_pair(pl, t, L, i, cur[i], cur[j], in[j]);
-    free(in[j]);
+    bfree(pl, in[j]);
     in[j] = NULL;
     cur[i] = min64(rows, n);
   }
@@ -212,23 +286,29 @@ static int tree_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t s, int64_
 }
 
 /* Up-sweep: leaves factored, then R's combined level by level. */
-static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
+static int tree_up(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
   int64_t nb = t->nb;
   t->rleaf = calloc((size_t)nb, sizeof(int64_t));
   t->qleaf = calloc((size_t)nb, sizeof(double *));
+  t->cleaf = calloc((size_t)nb, sizeof(double *));
   t->r = calloc((size_t)nb, sizeof(double *));
-  if (!t->rleaf || !t->qleaf || !t->r) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (!t->rleaf || !t->qleaf || !t->cleaf || !t->r)
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   int64_t *cur = calloc((size_t)nb, sizeof(int64_t)); /* rows of each node's current R */
   if (!cur) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], t->n);
+  double t0 = step_start();
   int st = tree_leaves(pl, blocks, t);
+  step_end("tsqr leaves", t0);
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
+  t0 = step_start();
   for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++)
     st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
+  step_end("tsqr levels", t0);
   free(x), free(in), free(cur);
   return st;
 }
@@ -238,19 +318,19 @@ static int tree_up(const tsr_tsqr_plan *pl, double *const *blocks, tree *t) {
 static int down_pair(const tsr_tsqr_plan *pl, tree *t, int L, int64_t i, int64_t kout, double **M,
                      double **send) {
   int64_t rl = t->rl[L][i], rr = t->rr[L][i], rn = t->rn[L][i];
-  double *p = malloc(sizeof(double) * (size_t)((rl + rr) * kout + 1));
-  double *top = malloc(sizeof(double) * (size_t)(rl * kout + 1));
-  *send = malloc(sizeof(double) * (size_t)(rr * kout + 1));
-  int st = p && top && *send ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  double *p = NULL, *top = NULL;
+  int st = balloc(pl, (rl + rr) * kout, &p);
+  if (st == TSR_OK) st = balloc(pl, rl * kout, &top);
+  if (st == TSR_OK) st = balloc(pl, rr * kout, send);
   if (st == TSR_OK) st = gemm(pl, rl + rr, kout, rn, t->qn[L][i], M[i], p);
+  if (st == TSR_OK) st = tsr_be_copy(pl->be, p, top, (size_t)(rl * kout));
+  if (st == TSR_OK) st = tsr_be_copy(pl->be, p + rl * kout, *send, (size_t)(rr * kout));
+  bfree(pl, p);
   if (st != TSR_OK) {
-    free(p), free(top);
+    bfree(pl, top);
     return st;
   }
-  memcpy(top, p, sizeof(double) * (size_t)(rl * kout));
-  memcpy(*send, p + rl * kout, sizeof(double) * (size_t)(rr * kout));
-  free(p);
-  free(M[i]);
+  bfree(pl, M[i]);
   M[i] = top;
   return TSR_OK;
 }
@@ -269,89 +349,127 @@ static int down_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t kout, dou
     if (st != TSR_OK) break;
     tsr_p2p_piece *e = &x[nx++];
     *e = (tsr_p2p_piece){owner(pl, i), owner(pl, j), send[j], NULL, (size_t)(rr * kout)};
-    if (e->to == me && !(e->dst = M[j] = malloc(sizeof(double) * (e->n + 1))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    if (e->to == me && e->from == me) { /* the rows stay here: they are node j's M */
+      M[j] = send[j];
+      send[j] = NULL;
+      e->n = 0;
+    } else if (e->to == me) {
+      st = balloc(pl, rr * kout, &M[j]);
+      e->dst = M[j];
+    }
   }
   st = tsr_agree(st);
-  if (st == TSR_OK) st = tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, TSR_TAG_TSQR_DOWN + L));
+  if (st == TSR_OK) st = move(pl, x, nx, TSR_TAG_TSQR_DOWN + L);
   for (int64_t j = 0; j < nb; j++) {
-    free(send[j]);
+    bfree(pl, send[j]);
     send[j] = NULL;
   }
   return st;
 }
 
-/* Down-sweep: m0 (K x kout, on the owner of block 0) applied back through
- * the tree; out[b] = Qleaf[b] M[b] on each owner. Collective: every rank
- * enters it with the same (agreed) status. */
-static int tree_down(const tsr_tsqr_plan *pl, tree *t, const double *m0, int64_t kout,
-                     double **out) {
+/* out = Q M for leaf b: qleaf M, or qleaf (c M) with a deferred correction. */
+static int leaf_product(const tsr_tsqr_plan *pl, const tree *t, int64_t b, int64_t kout,
+                        const double *M, double *out) {
+  int64_t rows = pl->rows[b], r = t->rleaf[b];
+  if (!t->cleaf[b]) return gemm(pl, rows, kout, r, t->qleaf[b], M, out);
+  double *cm = NULL;
+  int st = balloc(pl, r * kout, &cm);
+  if (st == TSR_OK) st = gemm(pl, r, kout, r, t->cleaf[b], M, cm);
+  if (st == TSR_OK) st = gemm(pl, rows, kout, r, t->qleaf[b], cm, out);
+  bfree(pl, cm);
+  return st;
+}
+
+/* Down-sweep: m0 (K x kout, on the owner of block 0, taken over) applied
+ * back through the tree; out[b] = Qleaf[b] M[b] on each owner. Collective:
+ * every rank enters it with the same (agreed) status. */
+static int tree_down(const tsr_tsqr_plan *pl, tree *t, double *m0, int64_t kout, double **out) {
   int64_t nb = t->nb;
   int me = pl->rank, st = TSR_OK;
   double **M = calloc((size_t)nb + 1, sizeof(double *)),
          **send = calloc((size_t)nb + 1, sizeof(double *));
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   if (!M || !send || !x) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  int64_t K = t->nlev ? t->rn[t->nlev - 1][0] : t->rleaf[0];
-  if (st == TSR_OK && me == owner(pl, 0)) {
-    if (!(M[0] = malloc(sizeof(double) * (size_t)(K * kout + 1))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-    else
-      memcpy(M[0], m0, sizeof(double) * (size_t)(K * kout));
-  }
+  if (M)
+    M[0] = m0;
+  else
+    bfree(pl, m0);
   st = tsr_agree(st);
   for (int L = t->nlev - 1; L >= 0 && st == TSR_OK; L--)
     st = down_level(pl, t, L, kout, M, send, x);
   for (int64_t b = me; b < nb && st == TSR_OK; b += pl->size)
-    if (!(out[b] = malloc(sizeof(double) * (size_t)(pl->rows[b] * kout + 1))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a block of Q");
+    st = balloc(pl, pl->rows[b] * kout, &out[b]);
   tsr_workers w;
   tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = me; b < nb; b += pl->size) {
     if (st != TSR_OK || tsr_workers_stop(&w)) continue;
-    tsr_workers_fail(&w, gemm(pl, pl->rows[b], kout, t->rleaf[b], t->qleaf[b], M[b], out[b]));
+    tsr_workers_fail(&w, leaf_product(pl, t, b, kout, M[b], out[b]));
   }
   if (st == TSR_OK) st = tsr_workers_end(&w);
-  for (int64_t b = 0; M && b < nb; b++) free(M[b]);
+  for (int64_t b = 0; M && b < nb; b++) bfree(pl, M[b]);
   free(M), free(send), free(x);
   return st;
 }
 
-/* On rank 0: the final R (K x n) turned into what every rank needs:
- * buf = [status, small..., m0 (K x kout)]. */
-static int root_factor(const tsr_tsqr_plan *pl, tree *t, tsr_tsqr_mode mode, int64_t K, int64_t k,
-                       double *buf) {
-  int64_t n = t->n;
-  const double *R = t->r[0];
-  double *small = buf + 1;
-  if (mode == TSR_TSQR_QR) {
-    double *m0 = small + K * n;
-    memset(m0, 0, sizeof(double) * (size_t)(K * K));
-    for (int64_t i = 0; i < K; i++) {
-      double d = R[i * n + i] < 0 ? -1.0 : 1.0;
-      for (int64_t j = 0; j < n; j++) small[i * n + j] = j < i ? 0.0 : d * R[i * n + j];
-      m0[i * K + i] = d;
-    }
-    return TSR_OK;
+/* ---- the root ------------------------------------------------------------------ */
+
+/* QR: r = D R with D = sign(diag R) (host, into small), m0 = D (K x K). */
+static int root_qr(const tsr_tsqr_plan *pl, const double *R, int64_t K, double *small,
+                   double **m0) {
+  int64_t n = pl->ncols;
+  double *h = malloc(sizeof(double) * (size_t)(K * n + 1)),
+         *d = calloc((size_t)(K * K + 1), sizeof(double));
+  int st = h && d ? tsr_be_download(pl->be, R, h, (size_t)(K * n))
+                  : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  for (int64_t i = 0; i < K && st == TSR_OK; i++) {
+    double s = h[i * n + i] < 0 ? -1.0 : 1.0;
+    for (int64_t j = 0; j < n; j++) small[i * n + j] = j < i ? 0.0 : s * h[i * n + j];
+    d[i * K + i] = s;
   }
-  double *s = malloc(sizeof(double) * (size_t)(K + 1)),
-         *u = malloc(sizeof(double) * (size_t)(K * K + 1));
-  double *vt = malloc(sizeof(double) * (size_t)(K * n + 1));
-  int st = s && u && vt ? tsr_be_svd(pl->be, K, n, R, s, u, vt)
-                        : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for the SVD of R");
-  if (st == TSR_OK) {
-    double *m0 = small + k + k * n;
-    memcpy(small, s, sizeof(double) * (size_t)k);
-    memcpy(small + k, vt, sizeof(double) * (size_t)(k * n));
-    for (int64_t i = 0; i < K; i++) memcpy(m0 + i * k, u + i * K, sizeof(double) * (size_t)k);
-  }
-  free(s), free(u), free(vt);
+  if (st == TSR_OK) st = balloc(pl, K * K, m0);
+  if (st == TSR_OK) st = tsr_be_upload(pl->be, d, *m0, (size_t)(K * K));
+  free(h), free(d);
   return st;
 }
 
-int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *const *blocks,
-             double **out, double *small) {
+/* SVD: R = u diag(s) vt; small = [s, vt] (first k, host), m0 = u[:, :k]. */
+static int root_svd(const tsr_tsqr_plan *pl, const double *R, int64_t K, int64_t k, double *small,
+                    double **m0) {
+  int64_t n = pl->ncols;
+  double *s = NULL, *u = NULL, *vt = NULL;
+  int st = balloc(pl, K, &s);
+  if (st == TSR_OK) st = balloc(pl, K * K, &u);
+  if (st == TSR_OK) st = balloc(pl, K * n, &vt);
+  if (st == TSR_OK) st = tsr_be_svd(pl->be, K, n, R, s, u, vt);
+  if (st == TSR_OK) st = tsr_be_download(pl->be, s, small, (size_t)k);
+  if (st == TSR_OK) st = tsr_be_download(pl->be, vt, small + k, (size_t)(k * n));
+  if (st == TSR_OK) st = balloc(pl, K * k, m0);
+  if (st == TSR_OK) st = tsr_be_copy2d(pl->be, K, k, u, K, *m0, k);
+  bfree(pl, s), bfree(pl, u), bfree(pl, vt);
+  return st;
+}
+
+/* The root's status and small results from rank 0 to every rank. */
+static int root_bcast(const tsr_tsqr_plan *pl, int st, double *small, int64_t nsmall) {
+  size_t len = (size_t)(1 + nsmall);
+  double *buf = calloc(len, sizeof(double));
+  if (!buf) return tsr_agree(TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
+  if (pl->rank == owner(pl, 0)) {
+    buf[0] = (double)st;
+    memcpy(buf + 1, small, sizeof(double) * (size_t)nsmall);
+  }
+  int bst = tsr_p2p_bcast(buf, sizeof(double) * len);
+  if (st == TSR_OK) st = bst;
+  if (st == TSR_OK && buf[0] != 0.0)
+    st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
+  if (st == TSR_OK) memcpy(small, buf + 1, sizeof(double) * (size_t)nsmall);
+  free(buf);
+  return tsr_agree(st);
+}
+
+int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **blocks, double **out,
+             double *small) {
   int64_t n = pl->ncols, K = tsr_tsqr_rank_bound(pl);
   if (pl->nblocks <= 0 || K <= 0) return TSR_ERROR(TSR_ERR_VALUE, "cannot factor an empty matrix");
   if (mode == TSR_TSQR_QR) k = K;
@@ -363,34 +481,31 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double *con
   }
   tree t;
   memset(&t, 0, sizeof t);
+  t.pl = pl;
   t.nb = pl->nblocks;
   t.n = n;
   int st = tsr_agree(tree_up(pl, blocks, &t));
-  /* Every rank learns the root's status with its factors. */
   int64_t nsmall = mode == TSR_TSQR_QR ? K * n : k + k * n, kout = mode == TSR_TSQR_QR ? K : k;
-  size_t len = (size_t)(1 + nsmall + K * kout);
-  double *buf = calloc(len, sizeof(double));
-  if (!buf) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (buf && pl->rank == owner(pl, 0)) {
-    if (st == TSR_OK) st = root_factor(pl, &t, mode, K, k, buf);
-    buf[0] = (double)st;
+  double *m0 = NULL, t0 = step_start();
+  if (st == TSR_OK && pl->rank == owner(pl, 0))
+    st = mode == TSR_TSQR_QR ? root_qr(pl, t.r[0], K, small, &m0)
+                             : root_svd(pl, t.r[0], K, k, small, &m0);
+  st = root_bcast(pl, st, small, nsmall);
+  step_end("tsqr root", t0);
+  t0 = step_start();
+  if (st == TSR_OK) {
+    st = tsr_agree(tree_down(pl, &t, m0, kout, out));
+    m0 = NULL;
   }
-  if (buf) {
-    int bst = tsr_p2p_bcast(buf, sizeof(double) * len);
-    if (st == TSR_OK) st = bst;
-    if (st == TSR_OK && buf[0] != 0.0)
-      st = TSR_ERROR((int)buf[0], "the factorization failed on rank 0");
-  }
-  st = tsr_agree(st);
-  if (st == TSR_OK) st = tree_down(pl, &t, buf + 1 + nsmall, kout, out);
-  if (st == TSR_OK) memcpy(small, buf + 1, sizeof(double) * (size_t)nsmall);
-  st = tsr_agree(st);
+  step_end("tsqr down", t0);
+  bfree(pl, m0);
+  t0 = step_start();
   if (st == TSR_OK && mode == TSR_TSQR_SVD) st = svd_flip(pl, k, out, small + k);
-  free(buf);
+  step_end("svd_flip", t0);
   tree_free(&t);
   if (st != TSR_OK)
     for (int64_t b = 0; b < pl->nblocks; b++) {
-      free(out[b]);
+      bfree(pl, out[b]);
       out[b] = NULL;
     }
   return st;

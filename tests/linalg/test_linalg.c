@@ -75,7 +75,7 @@ static void lapack_sv(const double *a, double *s) {
 }
 
 static tsr_tsqr_plan plan(void) {
-  return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu")};
+  return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu"), NULL, 0};
 }
 
 /* Runs the tree over the row blocks of a; q receives the stacked blocks. */
@@ -211,7 +211,7 @@ END_TEST
 START_TEST(wide_and_single_block_matrices) {
   /* 3 x 7 in one block: K = 3 < ncols; s matches LAPACK. */
   int64_t rows[1] = {3};
-  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, tsr_backend_find("cpu")};
+  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, tsr_backend_find("cpu"), NULL, 0};
   double a[21], w[21], s[3], uu[9], vv[21], small[3 + 21], *blocks[1] = {a}, *out[1];
   for (int i = 0; i < 21; i++) a[i] = w[i] = gauss();
   ck_assert_int_eq(tsr_tsqr_rank_bound(&pl), 3);
