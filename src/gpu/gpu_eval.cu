@@ -156,11 +156,20 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
   return r[p.result];
 }
 
-/* Coordinates of element i of a box (row-major). */
+/* Coordinates of element i of a box (row-major). 64-bit division is a long
+ * software sequence on GPUs; where both operands fit in 32 bits (every
+ * chunk of W1) the quotient is the same from a 32-bit division, several
+ * times cheaper. Expected: most of the index cost per thread of the
+ * materializing kernels, which divide once per pair of elements. */
 __device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
   for (int a = ndim - 1; a >= 0; a--) {
-    idx[a] = b.start[a] + i % b.extent[a];
-    i /= b.extent[a];
+    long long e = b.extent[a], q;
+    if ((((unsigned long long)i | (unsigned long long)e) >> 32) == 0)
+      q = (long long)((unsigned)i / (unsigned)e);
+    else
+      q = i / e;
+    idx[a] = b.start[a] + (i - q * e);
+    i = q;
   }
 }
 
@@ -346,19 +355,23 @@ __device__ static double chain_rest(const dprog &p, double v) {
 }
 
 /* Materializes a box; each thread takes two consecutive elements, which for
- * a contiguous random leaf are one Philox pair (half the generation work). */
-__global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
+ * a contiguous random leaf are one Philox pair (half the generation work).
+ * Chain programs (every --no-fuse operation on one array: `+ 1`, a slice's
+ * copy) keep their value in a register, as the fused reductions do; they
+ * used to run through the register file in local memory. The same
+ * operations in the same order (element<CHAIN>), so the same bits. */
+template <bool CHAIN> __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
   long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];
   box_coords(b, p.ndim, i, idx);
   if (i + 1 >= count) {
-    out[i] = eval_element(p, idx);
+    out[i] = element<CHAIN>(p, idx);
     return;
   }
   for (int a = 0; a < TSR_MAXDIM; a++) idx1[a] = idx[a];
   box_next(b, p.ndim, idx1, 1);
-  if (p.chain && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
+  if (CHAIN && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
     const dleaf &l = p.leaf[p.code[0].x];
     long long e0 = leaf_index(l, p.ndim, idx), e1 = leaf_index(l, p.ndim, idx1);
     if (e1 == e0 + 1 && !(e0 & 1)) {
@@ -369,8 +382,8 @@ __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
       return;
     }
   }
-  out[i] = eval_element(p, idx);
-  out[i + 1] = eval_element(p, idx1);
+  out[i] = element<CHAIN>(p, idx);
+  out[i + 1] = element<CHAIN>(p, idx1);
 }
 
 /* ---- host side ------------------------------------------------------------ */
@@ -638,8 +651,12 @@ int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *ext
   int st = TSR_OK;
   if (n > 0) {
     long long pairs = (n + 1) / 2;
-    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(
-        d, make_box(p->ndim, start, extent), n, out);
+    unsigned blocks = (unsigned)((pairs + THREADS - 1) / THREADS);
+    dbox b = make_box(p->ndim, start, extent);
+    if (d.chain)
+      eval_kernel<true><<<blocks, THREADS>>>(d, b, n, out);
+    else
+      eval_kernel<false><<<blocks, THREADS>>>(d, b, n, out);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
       st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
