@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "exec/progcopy.h"
+#include "fuse/program.h"
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
@@ -244,6 +245,28 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
   return TSR_OK;
 }
 
+/* A CHUNKS leaf whose box lies in one input chunk (the usual case: chunks
+ * of an elementwise chain align) reads that chunk as a resident DATA leaf:
+ * its map shifted to the chunk's origin, over the chunk's shape, gives the
+ * row-major index within the chunk. The same values (neither kind rounds),
+ * read as the reduction of box_program reads a chunk. Expected effect on the
+ * GPU: per element an affine index instead of a search of the chunk table
+ * with a bounds test per axis, and the register chain path (eval_kernel)
+ * instead of the interpreter's register file: the `+ 1` and slice kernels of
+ * W1 move towards their memory-bandwidth time (0.37 ms and 0.14 ms per chunk
+ * on an H200). On the CPU both kinds copy a row at a time: no change. */
+static void chunk_view(tsr_leaf *l) {
+  const tsr_chunkset *cs = l->chunks;
+  for (int b = 0; b < l->base_ndim; b++) {
+    l->off[b] -= cs->start[0][b];
+    l->base_shape[b] = cs->extent[0][b];
+  }
+  tsr_leaf_finish(l);
+  l->kind = LEAF_DATA;
+  l->data = cs->data[0];
+  l->resident = 1;
+}
+
 /* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
 static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
                        tsr_chunkset *sets, int *nsets) {
@@ -252,6 +275,7 @@ static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start, co
     if (*nsets == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "operation with more than 8 array inputs");
     TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, &sets[*nsets]));
     p->leaves[i].chunks = &sets[(*nsets)++];
+    if (p->leaves[i].chunks->n == 1) chunk_view(&p->leaves[i]);
   }
   return TSR_OK;
 }
