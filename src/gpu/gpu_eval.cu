@@ -16,9 +16,9 @@
  * model, the GPU count and the rank count.
  *
  * Each host thread queues its copies and kernels on its own stream, so the
- * OpenMP workers of a rank keep several streams busy; a thread waits where
- * the host needs a result (reduction partials) and after an evaluation,
- * whose output another thread may read.
+ * OpenMP workers of a rank keep several streams busy; a thread waits only
+ * where the host needs a result (reduction partials), or where another
+ * thread may read the output (tsr_gpu_eval_box says which).
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -782,10 +782,29 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   return st != TSR_OK ? st : rs;
 }
 
-/* Evaluates p over a box into out and waits for it: the output may be read
- * by another thread (the staged rounds of exec/stage.c evaluate on worker
- * threads and read on the main thread), and per-thread streams do not order
- * one thread's work after another's. */
+/* Whether p reads backend memory (CHUNKS leaves, resident DATA leaves):
+ * only --no-fuse's operations on materialized chunks do (exec/nofuse.c). */
+static int reads_backend_memory(const tsr_prog *p) {
+  for (int i = 0; i < p->nleaves; i++)
+    if (p->leaves[i].kind == LEAF_CHUNKS ||
+        (p->leaves[i].kind == LEAF_DATA && p->leaves[i].resident))
+      return 1;
+  return 0;
+}
+
+/* Evaluates p over a box into out. An operation of --no-fuse on materialized
+ * chunks returns as soon as its kernel is queued on this thread's stream:
+ * its output is read on this thread only (the next operation, the chunk's
+ * reduction or download, all queued behind it), and exec/nofuse.c keeps its
+ * inputs out of the pool until this thread has waited. Any other program
+ * waits for its kernel, as before: the staged rounds of exec/stage.c
+ * evaluate on worker threads and read the outputs on the main thread, and
+ * per-thread streams do not order one thread's work after another's.
+ * Expected effect: W1 --no-fuse waited for 4 kernels per chunk (normal,
+ * `+ 1`, slice, sum); now for 2 (the generator's, and the sum's partials),
+ * with the chain `+ 1`, slice, sum queued back to back on the worker's
+ * stream. A queued kernel's failure shows at the thread's next wait. Waits
+ * here also to give uploaded DATA leaves back to the pool. */
 int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
   tsr_gpu_bind_device();
   dprog d;
@@ -802,7 +821,7 @@ int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *ext
     else
       eval_kernel<false><<<blocks, THREADS, 0, STREAM>>>(d, b, n, out);
     cudaError_t e = cudaGetLastError();
-    if (e == cudaSuccess) e = cudaStreamSynchronize(STREAM);
+    if (e == cudaSuccess && !reads_backend_memory(p)) e = cudaStreamSynchronize(STREAM);
     if (e != cudaSuccess)
       st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   }
