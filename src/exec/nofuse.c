@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "exec/progcopy.h"
+#include "fuse/program.h"
 #include "io/h5array.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
 #include "util/error.h"
+#include "util/grow.h"
 #include "util/trace.h"
 #include "util/workers.h"
 
@@ -109,19 +111,109 @@ void tsr_nofuse_job_end(void) {
   nlocal = 0;
 }
 
+/* ---- buffers released once nothing queued reads them ---- */
+
+/* A backend may return from eval_box before its work is done: the CUDA
+ * backend queues the kernel on the calling thread's stream and returns. An
+ * input chunk released to the backend's pool (shared by the workers) as soon
+ * as its consumer is queued could be handed to another worker and
+ * overwritten while that consumer still reads it. A host thread's operations
+ * run in order, and a call that returns host data (download, reduce_box)
+ * returns after everything the thread queued before it; so the buffers a
+ * chunk task is done with are retired here and released after such a call:
+ * the reduction of the chunk, the caller's download, or a wait for one value
+ * (settle) when the retired bytes pass the task's limit.
+ *
+ * Expected effect (the CUDA backend, whose eval_box returns without waiting
+ * for an operation on materialized chunks): W1 --no-fuse waited for each of
+ * its 4 kernels per chunk; now for the generator's and the reduction's, with
+ * `+ 1`, the slice and the sum queued back to back on the worker's stream,
+ * so each worker keeps a chunk's chain queued and the GPU is not left idle
+ * between operations. The live set per worker becomes the chunks of the
+ * task's cone (W1: 1.8 GB instead of 1.6 GB at the peak), which is what
+ * tsr_nofuse_threads reserves (cone_bytes); the limit keeps it there when a
+ * box reads several input chunks. */
+typedef struct retired {
+  double **buf;
+  int64_t n, cap;
+  double bytes; /* of the retired buffers */
+  double limit; /* settle when bytes pass it */
+} retired;
+
+static void retired_init(retired *r, double limit) {
+  memset(r, 0, sizeof *r);
+  r->limit = limit;
+}
+
+/* Releases the retired buffers: only when this thread's queued work is done. */
+static void retired_release(const tsr_exec *ex, retired *r) {
+  for (int64_t i = 0; i < r->n; i++) tsr_be_release(ex->be, r->buf[i]);
+  r->n = 0;
+  r->bytes = 0.0;
+}
+
+/* Waits for the work this thread queued: a download of one value returns
+ * after everything queued before it (a kernel's failure shows here). */
+static int wait_queued(const tsr_exec *ex, const double *buf) {
+  double one;
+  return tsr_be_download(ex->be, buf, &one, 1);
+}
+
+/* Waits, then releases the retired buffers (even when the wait fails). */
+static int retired_settle(const tsr_exec *ex, retired *r) {
+  int st = r->n ? wait_queued(ex, r->buf[r->n - 1]) : TSR_OK;
+  retired_release(ex, r);
+  return st;
+}
+
+/* Ends a chunk task: after a call that returned host data (st OK), the
+ * queued work is done; after a failure it may not be, so wait first. */
+static int retired_end(const tsr_exec *ex, retired *r, int st) {
+  if (st == TSR_OK)
+    retired_release(ex, r);
+  else
+    retired_settle(ex, r);
+  free(r->buf);
+  r->buf = NULL;
+  r->cap = 0;
+  return st;
+}
+
+/* Retires buf (n values; NULL: nothing); without memory to list it, waits
+ * and releases it at once. */
+static int retire(const tsr_exec *ex, retired *r, double *buf, int64_t n) {
+  if (!buf) return TSR_OK;
+  int st = tsr_grow((void **)&r->buf, &r->cap, r->n + 1, sizeof *r->buf, "retiring a chunk");
+  if (st != TSR_OK) {
+    wait_queued(ex, buf);
+    tsr_be_release(ex->be, buf);
+    return st;
+  }
+  r->buf[r->n++] = buf;
+  r->bytes += 8.0 * (double)n;
+  return TSR_OK;
+}
+
 /* ---- rechunking by local pieces ---- */
 
-/* Materializes piece p of source x and places it in the region buffer. */
+static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                       const int64_t *extent, retired *r, double **out);
+
+/* Materializes piece p of source x and places it in the region buffer. The
+ * download waits for everything this thread queued: the piece and what was
+ * retired before it are released then. */
 static int rechunk_piece(const tsr_exec *ex, const tsr_node *x, const tsr_piece *p,
-                         const tsr_region *g, double *host) {
+                         const tsr_region *g, retired *r, double *host) {
   int nd = x->grid.ndim;
   int64_t n_piece = tsr_elems_of(nd, p->box.count);
   double *dev = NULL, *h = malloc(sizeof(double) * (size_t)(n_piece + 1));
-  int st = h ? tsr_nofuse_materialize(ex, x, p->box.first, p->box.count, &dev)
+  int st = h ? materialize(ex, x, p->box.first, p->box.count, r, &dev)
              : TSR_ERROR(TSR_ERR_MEMORY, "out of memory rechunking a chunk");
   if (st == TSR_OK) st = tsr_be_download(ex->be, dev, h, (size_t)n_piece);
   if (st == TSR_OK) tsr_place_piece(nd, g->count, host, p->j0, p->box.count, h);
-  tsr_be_release(ex->be, dev);
+  int rs = retire(ex, r, dev, n_piece);
+  if (st == TSR_OK) st = rs;
+  if (st == TSR_OK) retired_release(ex, r);
   free(h);
   return st;
 }
@@ -130,7 +222,7 @@ static int rechunk_piece(const tsr_exec *ex, const tsr_node *x, const tsr_piece 
  * the source's chunks that the box overlaps are materialized one piece
  * (chunk and box intersected) at a time and copied in through host memory. */
 static int rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
-                       const int64_t *extent, double **out) {
+                       const int64_t *extent, retired *r, double **out) {
   const tsr_node *x = n->in[0];
   int nd = x->grid.ndim;
   int64_t total = tsr_elems_of(nd, extent);
@@ -148,7 +240,7 @@ static int rechunk_box(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
   *out = NULL;
   TSR_CHECK_GOTO(st, tsr_plan_region(&pl, 0, 0, &g, &x->grid, 1), done);
   for (int64_t k = 0; k < pl.n; k++)
-    TSR_CHECK_GOTO(st, rechunk_piece(ex, x, &pl.p[k], &g, host), done);
+    TSR_CHECK_GOTO(st, rechunk_piece(ex, x, &pl.p[k], &g, r, host), done);
   TSR_CHECK_GOTO(st, tsr_be_alloc(ex->be, (size_t)total, out), done);
   TSR_CHECK_GOTO(st, tsr_be_upload(ex->be, host, *out, (size_t)total), done);
 done:
@@ -209,14 +301,20 @@ static void leaf_chunk_range(const tsr_leaf *l, const int64_t *start, const int6
   }
 }
 
-static void chunkset_free(const tsr_exec *ex, tsr_chunkset *cs) {
-  for (int i = 0; i < cs->n; i++) tsr_be_release(ex->be, (double *)cs->data[i]);
+/* Retires the chunks of a set (ndim axes): its consumer may still be queued. */
+static int chunkset_retire(const tsr_exec *ex, retired *r, int ndim, tsr_chunkset *cs) {
+  int st = TSR_OK;
+  for (int i = 0; i < cs->n; i++) {
+    int rs = retire(ex, r, (double *)cs->data[i], tsr_elems_of(ndim, cs->extent[i]));
+    if (st == TSR_OK) st = rs;
+  }
   cs->n = 0;
+  return st;
 }
 
 /* Materializes every input chunk a CHUNKS leaf reads for this box. */
 static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *start,
-                         const int64_t *extent, tsr_chunkset *cs) {
+                         const int64_t *extent, retired *r, tsr_chunkset *cs) {
   int64_t lo[TSR_MAXDIM], hi[TSR_MAXDIM], idx[TSR_MAXDIM];
   const tsr_grid *g = &l->node->grid;
   leaf_chunk_range(l, start, extent, lo, hi);
@@ -234,9 +332,9 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
     }
     tsr_grid_chunk_box(g, idx, cs->start[cs->n], cs->extent[cs->n]);
     double *buf;
-    int st = tsr_nofuse_materialize(ex, l->node, cs->start[cs->n], cs->extent[cs->n], &buf);
+    int st = materialize(ex, l->node, cs->start[cs->n], cs->extent[cs->n], r, &buf);
     if (st != TSR_OK) {
-      chunkset_free(ex, cs);
+      chunkset_retire(ex, r, l->base_ndim, cs);
       return st;
     }
     cs->data[cs->n++] = buf;
@@ -244,22 +342,48 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
   return TSR_OK;
 }
 
+/* A CHUNKS leaf whose box lies in one input chunk (the usual case: chunks
+ * of an elementwise chain align) reads that chunk as a resident DATA leaf:
+ * its map shifted to the chunk's origin, over the chunk's shape, gives the
+ * row-major index within the chunk. The same values (neither kind rounds),
+ * read as the reduction of box_program reads a chunk. Expected effect on the
+ * GPU: per element an affine index instead of a search of the chunk table
+ * with a bounds test per axis, and the register chain path (eval_kernel)
+ * instead of the interpreter's register file: the `+ 1` and slice kernels of
+ * W1 move towards their memory-bandwidth time (0.37 ms and 0.14 ms per chunk
+ * on an H200). On the CPU both kinds copy a row at a time: no change. */
+static void chunk_view(tsr_leaf *l) {
+  const tsr_chunkset *cs = l->chunks;
+  for (int b = 0; b < l->base_ndim; b++) {
+    l->off[b] -= cs->start[0][b];
+    l->base_shape[b] = cs->extent[0][b];
+  }
+  tsr_leaf_finish(l);
+  l->kind = LEAF_DATA;
+  l->data = cs->data[0];
+  l->resident = 1;
+}
+
 /* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
 static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
-                       tsr_chunkset *sets, int *nsets) {
+                       retired *r, tsr_chunkset *sets, int *nsets) {
   for (int i = 0; i < p->nleaves; i++) {
     if (p->leaves[i].kind != LEAF_CHUNKS) continue;
     if (*nsets == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "operation with more than 8 array inputs");
-    TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, &sets[*nsets]));
+    TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, r, &sets[*nsets]));
     p->leaves[i].chunks = &sets[(*nsets)++];
+    if (p->leaves[i].chunks->n == 1) chunk_view(&p->leaves[i]);
   }
   return TSR_OK;
 }
 
-int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
-                           const int64_t *extent, double **out) {
+/* Materializes node n over a box into backend memory *out, depth first; the
+ * input chunks it read are retired into r (the backend may still be reading
+ * them when this returns). */
+static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                       const int64_t *extent, retired *r, double **out) {
   if (n->kind == N_RECHUNK && !n->in[0]->value) /* piece by piece from the source chunks */
-    return rechunk_box(ex, n, start, extent, out);
+    return rechunk_box(ex, n, start, extent, r, out);
   tsr_prog p;
   TSR_CHECK(tsr_prog_compile(n, 1, &p));
   tsr_chunkset sets[8];
@@ -267,14 +391,41 @@ int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *n, const int64_t 
   int nsets = 0, st;
   *out = NULL;
   TSR_CHECK_GOTO(st, stage_local(ex, &p, start, extent, &staged), done); /* loads: read here */
-  TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, sets, &nsets), done);
+  TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, r, sets, &nsets), done);
   tsr_be_span span = {TSR_TRACE_MATERIALIZE, node_label(n), -1, 0, 1, NULL, NULL};
   st = tsr_be_eval_new(ex->be, &p, start, extent, out, &span);
 done:
-  for (int i = 0; i < nsets; i++) chunkset_free(ex, &sets[i]);
-  local_free(&staged);
+  for (int i = 0; i < p.nleaves; i++) /* the filled sets, one per CHUNKS leaf */
+    if (p.leaves[i].chunks) {
+      int rs = chunkset_retire(ex, r, p.leaves[i].base_ndim, &sets[p.leaves[i].chunks - sets]);
+      if (st == TSR_OK) st = rs;
+    }
+  if (st == TSR_OK && r->bytes > r->limit) st = retired_settle(ex, r);
+  local_free(&staged); /* a DATA leaf's host buffer: the backend copied it before returning */
   tsr_prog_free(&p);
+  if (st != TSR_OK && *out) { /* kept until what is queued is done */
+    retire(ex, r, *out, tsr_elems_of(n->grid.ndim, extent));
+    *out = NULL;
+  }
   return st;
+}
+
+static double cone_bytes(const tsr_node *n);
+
+int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *start,
+                           const int64_t *extent, double **out) {
+  retired r;
+  retired_init(&r, cone_bytes(n));
+  int st = materialize(ex, n, start, extent, &r, out);
+  /* The inputs go back once this thread's queued work is done; that wait
+   * (when there were inputs) also covers the kernel that writes *out. */
+  int ws = retired_settle(ex, &r);
+  if (st == TSR_OK && ws != TSR_OK) {
+    st = ws;
+    tsr_be_release(ex->be, *out); /* the wait covered the kernel that wrote it */
+    *out = NULL;
+  }
+  return retired_end(ex, &r, st);
 }
 
 /* ---- reductions ---- */
@@ -325,36 +476,41 @@ int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads) {
   return TSR_OK;
 }
 
-/* Materializes and reduces chunk i of the batch. */
+/* Materializes and reduces chunk i of the batch. The reduction returns host
+ * partials, so when it succeeds everything the chain queued is done and its
+ * chunks go back to the pool (limit: cone_bytes(x)). */
 static int reduce_chunk(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b, int64_t i,
-                        tsr_progress *pr) {
+                        double limit, tsr_progress *pr) {
   int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
   tsr_grid_unravel(b->grid, b->ids[i], idx);
   tsr_grid_chunk_box(b->grid, idx, start, extent);
   double *buf = NULL;
   tsr_prog p;
+  retired r;
+  retired_init(&r, limit);
   tsr_be_span span = {
       TSR_TRACE_CHUNK, tsr_red_name(b->kind), b->ids[i], 1, 0, tsr_progress_tick, pr};
-  int st = tsr_nofuse_materialize(ex, x, start, extent, &buf);
+  int st = materialize(ex, x, start, extent, &r, &buf);
   if (st == TSR_OK) st = box_program(x, start, extent, buf, &p);
   if (st == TSR_OK) {
     st = tsr_be_reduce_box(ex->be, &p, start, extent, b->kind, b->axis, b->out[i], &span);
     tsr_prog_free(&p);
   }
-  tsr_be_release(ex->be, buf);
-  return st;
+  int rs = retire(ex, &r, buf, tsr_elems_of(x->grid.ndim, extent));
+  return retired_end(ex, &r, st == TSR_OK ? rs : st);
 }
 
 int tsr_nofuse_reduce(tsr_exec *ex, const tsr_node *x, const tsr_reduce_batch *b,
                       tsr_progress *pr) {
   int threads = 1;
   TSR_CHECK(tsr_nofuse_threads(ex, x, &threads));
+  double limit = cone_bytes(x);
   tsr_workers w;
   tsr_workers_init_interruptible(&w);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t i = 0; i < b->nchunks; i++) {
     if (tsr_workers_stop(&w)) continue;
-    tsr_workers_fail(&w, reduce_chunk(ex, x, b, i, pr));
+    tsr_workers_fail(&w, reduce_chunk(ex, x, b, i, limit, pr));
   }
   return tsr_workers_end(&w);
 }

@@ -1,8 +1,9 @@
 /*
  * nofuse.h - --no-fuse execution: every chunk of every intermediate array
  * is materialized, operation by operation, depth first from the chunk being
- * reduced or evaluated; each intermediate is freed as soon as its consumer
- * ran, so the live set per worker is a few chunks. LOAD leaves are read
+ * reduced or evaluated; each intermediate is freed once its consumer ran
+ * (on a backend that queues work, at the chunk task's one wait), so the live
+ * set per worker is the chunks of one cone. LOAD leaves are read
  * locally (independent reads, serialized across threads); a rechunked
  * array's chunk is assembled from pieces this rank computes itself. Nothing
  * here is collective.
@@ -17,7 +18,10 @@
 #include "exec/progress.h"
 
 /* Materializes node over one box into backend memory (*out, released with
- * the backend's release). */
+ * the backend's release). The backend may still be writing *out when this
+ * returns (the CUDA backend queues its kernels on the calling thread's
+ * stream): read it on this thread (a download waits for it). The inputs it
+ * read are released before this returns, once nothing queued reads them. */
 int tsr_nofuse_materialize(const tsr_exec *ex, const tsr_node *node, const int64_t *start,
                            const int64_t *extent, double **out);
 

@@ -14,6 +14,11 @@
  * in order, blocks reduce with a fixed shared-memory tree, and the host
  * combines block partials in order. The result is independent of the GPU
  * model, the GPU count and the rank count.
+ *
+ * Each host thread queues its copies and kernels on its own stream, so the
+ * OpenMP workers of a rank keep several streams busy; a thread waits only
+ * where the host needs a result (reduction partials), or where another
+ * thread may read the output (tsr_gpu_eval_box says which).
  */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -35,12 +40,18 @@ extern "C" {
 #define MAX_LEAVES 8
 #define MAX_INSTR 32
 #define MAX_REGS 40
+#define MAX_TABLES 2 /* CHUNKS leaves per program: a --no-fuse operation reads at most two arrays */
 #define THREADS 256
 #define LEAF_RESIDENT (LEAF_HELD + 1) /* a DATA leaf already in device memory */
+/* The calling host thread's own stream: kernels and copies of one thread run
+ * in order, those of different threads side by side (what nvcc's
+ * --default-stream per-thread also makes of stream 0, e.g. in the
+ * cudaMemcpy of gpu_memory.cu's download). */
+#define STREAM cudaStreamPerThread
 
 /* ---- the program as the device sees it ----------------------------------- */
 
-struct dchunks { /* materialized input chunks (--no-fuse), staged to the device */
+struct dchunks { /* the table of materialized input chunks a CHUNKS leaf reads (--no-fuse) */
   int n;
   long long start[8][TSR_MAXDIM], extent[8][TSR_MAXDIM];
   const double *data[8];
@@ -49,29 +60,44 @@ struct dchunks { /* materialized input chunks (--no-fuse), staged to the device 
 struct dleaf {
   int kind, rng, round_f32, base_ndim;
   uint32_t k0, k1, stream;
+  int table; /* CHUNKS: its table in dprog::tab */
   double a, b;
   long long e_const, e_coef[TSR_MAXDIM];
   int axis_of[TSR_MAXDIM];
   long long off[TSR_MAXDIM], step[TSR_MAXDIM];
   const double *data;
-  const dchunks *chunks; /* device copy */
 };
 
 struct dinstr {
   int kind, op, round_f32, dst, x, y;
 };
 
+/* The chunk tables travel inside the program, by value: each operation of
+ * --no-fuse used to allocate a device copy from the pool and upload it with
+ * a synchronous cudaMemcpy (a stream synchronize and a pool lock per
+ * operation, and a pool slot per worker that pushed W1 on 64 threads past
+ * the pool's 256 slots, into cudaFree/cudaMalloc, which synchronize the
+ * device). Expected: that upload's ~10-20 us gone from every operation with
+ * array inputs. */
 struct dprog {
   int ndim, nleaves, ninstr, result, chain;
   dleaf leaf[MAX_LEAVES];
   dinstr code[MAX_INSTR];
   int reg_const[MAX_REGS];
   double reg_value[MAX_REGS];
+  dchunks tab[MAX_TABLES];
 };
 
 struct dbox {
   long long start[TSR_MAXDIM], extent[TSR_MAXDIM];
 };
+
+/* Kernel arguments live in the constant bank: at most 4 KB of them (32 KB
+ * only from CUDA 12.1 on Volta and later). The program, tables included,
+ * must leave room for the other arguments of every kernel (at most a box,
+ * two ints, a count and a pointer: 88 bytes). */
+static_assert(sizeof(dprog) + 96 <= 4096,
+              "the device program outgrew the 4 KB of kernel arguments");
 
 /* ---- device code --------------------------------------------------------- */
 
@@ -94,12 +120,12 @@ __device__ static double random_value(const dleaf &l, long long e) {
   return l.a + l.b * (r * ((e & 1) ? s : c2));
 }
 
-/* Value of a CHUNKS leaf: find the staged chunk holding the element. */
-__device__ static double chunk_value(const dleaf &l, const long long *idx) {
+/* Value of a CHUNKS leaf: find the chunk of its table holding the element. */
+__device__ static double chunk_value(const dprog &p, const dleaf &l, const long long *idx) {
   long long coord[TSR_MAXDIM];
   for (int b = 0; b < l.base_ndim; b++)
     coord[b] = l.off[b] + (l.axis_of[b] >= 0 ? l.step[b] * idx[l.axis_of[b]] : 0);
-  const dchunks &cs = *l.chunks;
+  const dchunks &cs = p.tab[l.table];
   for (int c = 0; c < cs.n; c++) {
     long long off = 0, stride = 1;
     bool inside = true;
@@ -120,11 +146,11 @@ __device__ static inline long long leaf_index(const dleaf &l, int ndim, const lo
   return e;
 }
 
-__device__ static double leaf_value(const dleaf &l, int ndim, const long long *idx) {
-  if (l.kind == LEAF_CHUNKS) return chunk_value(l, idx);
-  if (l.kind == LEAF_RESIDENT) return l.data[leaf_index(l, ndim, idx)];
+__device__ static double leaf_value(const dprog &p, const dleaf &l, const long long *idx) {
+  if (l.kind == LEAF_CHUNKS) return chunk_value(p, l, idx);
+  if (l.kind == LEAF_RESIDENT) return l.data[leaf_index(l, p.ndim, idx)];
   long long e = l.e_const;
-  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  for (int k = 0; k < p.ndim; k++) e += l.e_coef[k] * idx[k];
   double v;
   if (l.kind == LEAF_RANDOM)
     v = random_value(l, e);
@@ -141,7 +167,7 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
     const dinstr &ins = p.code[i];
     double v;
     if (ins.kind == I_LEAF) {
-      v = leaf_value(p.leaf[ins.x], p.ndim, idx);
+      v = leaf_value(p, p.leaf[ins.x], idx);
     } else {
       double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
       if (ins.kind == I_UNARY) {
@@ -156,11 +182,20 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
   return r[p.result];
 }
 
-/* Coordinates of element i of a box (row-major). */
+/* Coordinates of element i of a box (row-major). 64-bit division is a long
+ * software sequence on GPUs; where both operands fit in 32 bits (every
+ * chunk of W1) the quotient is the same from a 32-bit division, several
+ * times cheaper. Expected: most of the index cost per thread of the
+ * materializing kernels, which divide once per pair of elements. */
 __device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
   for (int a = ndim - 1; a >= 0; a--) {
-    idx[a] = b.start[a] + i % b.extent[a];
-    i /= b.extent[a];
+    long long e = b.extent[a], q;
+    if ((((unsigned long long)i | (unsigned long long)e) >> 32) == 0)
+      q = (long long)((unsigned)i / (unsigned)e);
+    else
+      q = i / e;
+    idx[a] = b.start[a] + (i - q * e);
+    i = q;
   }
 }
 
@@ -185,7 +220,7 @@ __device__ static void box_next(const dbox &b, int ndim, long long *idx, long lo
 __device__ static double chain_rest(const dprog &p, double v);
 
 __device__ static double eval_chain(const dprog &p, const long long *idx) {
-  return chain_rest(p, leaf_value(p.leaf[p.code[0].x], p.ndim, idx));
+  return chain_rest(p, leaf_value(p, p.leaf[p.code[0].x], idx));
 }
 
 template <bool CHAIN>
@@ -249,22 +284,22 @@ static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *
                                const long long *c, const int *np, tsr_stat *out, long long stride) {
   switch (kind) {
   case RED_SUM:
-    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   case RED_MEAN:
-    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   case RED_MIN:
-    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   case RED_MAX:
-    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   case RED_VAR:
-    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   default:
-    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
     break;
   }
 }
@@ -346,19 +381,23 @@ __device__ static double chain_rest(const dprog &p, double v) {
 }
 
 /* Materializes a box; each thread takes two consecutive elements, which for
- * a contiguous random leaf are one Philox pair (half the generation work). */
-__global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
+ * a contiguous random leaf are one Philox pair (half the generation work).
+ * Chain programs (every --no-fuse operation on one array: `+ 1`, a slice's
+ * copy) keep their value in a register, as the fused reductions do; they
+ * used to run through the register file in local memory. The same
+ * operations in the same order (element<CHAIN>), so the same bits. */
+template <bool CHAIN> __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
   long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];
   box_coords(b, p.ndim, i, idx);
   if (i + 1 >= count) {
-    out[i] = eval_element(p, idx);
+    out[i] = element<CHAIN>(p, idx);
     return;
   }
   for (int a = 0; a < TSR_MAXDIM; a++) idx1[a] = idx[a];
   box_next(b, p.ndim, idx1, 1);
-  if (p.chain && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
+  if (CHAIN && p.leaf[p.code[0].x].kind == LEAF_RANDOM) {
     const dleaf &l = p.leaf[p.code[0].x];
     long long e0 = leaf_index(l, p.ndim, idx), e1 = leaf_index(l, p.ndim, idx1);
     if (e1 == e0 + 1 && !(e0 & 1)) {
@@ -369,38 +408,84 @@ __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
       return;
     }
   }
-  out[i] = eval_element(p, idx);
-  out[i + 1] = eval_element(p, idx1);
+  out[i] = element<CHAIN>(p, idx);
+  out[i + 1] = element<CHAIN>(p, idx1);
 }
 
 /* ---- host side ------------------------------------------------------------ */
 
-/* The chunks a --no-fuse leaf reads are already in device memory (backend
- * memory from gpu_alloc): only their table travels. */
-static int stage_chunks(const tsr_leaf *l, dleaf *x) {
-  dchunks h;
-  memset(&h, 0, sizeof h);
-  h.n = l->chunks->n;
-  for (int c = 0; c < h.n; c++) {
+/* Every call below queues its copies and kernels on the calling host thread's
+ * own stream (STREAM), so the OpenMP workers of a rank keep several streams
+ * busy at once, and a thread's operations run in the order it queued them. */
+
+/* The table of the chunks a --no-fuse leaf reads goes into the program (the
+ * chunks are in device memory already: backend memory from gpu_alloc). */
+static int table_chunks(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
+  if (*ntab == MAX_TABLES)
+    return TSR_ERROR(TSR_ERR_BACKEND, "an operation reads more than %d arrays of chunks",
+                     MAX_TABLES);
+  dchunks *t = &d->tab[*ntab];
+  t->n = l->chunks->n;
+  for (int c = 0; c < t->n; c++) {
     for (int b = 0; b < l->base_ndim; b++) {
-      h.start[c][b] = l->chunks->start[c][b];
-      h.extent[c][b] = l->chunks->extent[c][b];
+      t->start[c][b] = l->chunks->start[c][b];
+      t->extent[c][b] = l->chunks->extent[c][b];
     }
-    h.data[c] = l->chunks->data[c];
+    t->data[c] = l->chunks->data[c];
   }
-  double *dev;
-  TSR_CHECK(tsr_gpu_alloc(sizeof h, &dev));
-  CUDA_CHECK(cudaMemcpy(dev, &h, sizeof h, cudaMemcpyHostToDevice));
-  x->chunks = (const dchunks *)dev;
+  x->table = (*ntab)++;
   return TSR_OK;
 }
 
-static void unstage_chunks(dleaf *x) {
-  if (x->chunks) tsr_gpu_release((double *)x->chunks);
+/* A DATA leaf's host values, copied into pool memory on this thread's stream.
+ * From pageable memory cudaMemcpyAsync returns once the driver has staged
+ * the values (waiting for the stream if it must), so the caller may free its
+ * buffer. The pool replaces a cudaMalloc/cudaFree per call, which
+ * synchronize the whole device: per chunk of a staged load, and per --no-fuse
+ * operation that reads a replicated array. */
+static int upload_data(const tsr_leaf *l, dleaf *x) {
+  int64_t n = 1;
+  for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
+  double *dev;
+  TSR_CHECK(tsr_gpu_alloc(sizeof(double) * (size_t)(n + 1), &dev));
+  x->data = dev; /* released by prog_release, also when the copy fails */
+  CUDA_CHECK(
+      cudaMemcpyAsync(dev, l->data, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice, STREAM));
+  return TSR_OK;
 }
 
-/* Copies a program to its device form; DATA leaves are uploaded (freed by
- * prog_release). */
+/* One leaf in its device form. */
+static int leaf_upload(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
+  x->kind = l->kind;
+  x->base_ndim = l->base_ndim;
+  for (int b = 0; b < TSR_MAXDIM; b++) {
+    x->axis_of[b] = b < l->base_ndim ? l->axis_of[b] : -1;
+    x->off[b] = l->off[b];
+    x->step[b] = l->step[b];
+  }
+  x->rng = l->rng;
+  x->round_f32 = l->round_f32;
+  x->k0 = (uint32_t)l->key;
+  x->k1 = (uint32_t)(l->key >> 32);
+  x->stream = l->stream;
+  x->a = l->a;
+  x->b = l->b;
+  x->e_const = l->e_const;
+  for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
+  if (l->kind == LEAF_CHUNKS) return table_chunks(l, d, ntab, x);
+  if (l->kind == LEAF_DATA && l->resident) {
+    x->data = l->data;
+    x->kind = LEAF_RESIDENT; /* device data owned by the executor */
+  } else if (l->kind == LEAF_DATA) {
+    return upload_data(l, x);
+  }
+  return TSR_OK;
+}
+
+static int prog_release(dprog *d);
+
+/* Copies a program to its device form; DATA leaves are uploaded (given back
+ * by prog_release). */
 static int prog_upload(const tsr_prog *p, dprog *d) {
   memset(d, 0, sizeof *d);
   if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
@@ -413,37 +498,12 @@ static int prog_upload(const tsr_prog *p, dprog *d) {
   d->ninstr = p->ninstr;
   d->result = p->result;
   d->chain = is_chain(p);
-  for (int i = 0; i < p->nleaves; i++) {
-    const tsr_leaf *l = &p->leaves[i];
-    dleaf *x = &d->leaf[i];
-    x->kind = l->kind;
-    x->base_ndim = l->base_ndim;
-    for (int b = 0; b < TSR_MAXDIM; b++) {
-      x->axis_of[b] = b < l->base_ndim ? l->axis_of[b] : -1;
-      x->off[b] = l->off[b];
-      x->step[b] = l->step[b];
-    }
-    if (l->kind == LEAF_CHUNKS) TSR_CHECK(stage_chunks(l, x));
-    x->rng = l->rng;
-    x->round_f32 = l->round_f32;
-    x->k0 = (uint32_t)l->key;
-    x->k1 = (uint32_t)(l->key >> 32);
-    x->stream = l->stream;
-    x->a = l->a;
-    x->b = l->b;
-    x->e_const = l->e_const;
-    for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
-    if (l->kind == LEAF_DATA && l->resident) {
-      x->data = l->data;
-      x->kind = LEAF_RESIDENT; /* device data owned by the executor */
-    } else if (l->kind == LEAF_DATA) {
-      int64_t n = 1;
-      for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
-      double *dev;
-      CUDA_CHECK(cudaMalloc(&dev, sizeof(double) * (size_t)(n + 1)));
-      CUDA_CHECK(cudaMemcpy(dev, l->data, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
-      x->data = dev;
-    }
+  int ntab = 0, st = TSR_OK;
+  for (int i = 0; i < p->nleaves && st == TSR_OK; i++)
+    st = leaf_upload(&p->leaves[i], d, &ntab, &d->leaf[i]);
+  if (st != TSR_OK) {
+    prog_release(d);
+    return st;
   }
   for (int i = 0; i < p->ninstr; i++) {
     const tsr_instr *s = &p->code[i];
@@ -456,11 +516,21 @@ static int prog_upload(const tsr_prog *p, dprog *d) {
   return TSR_OK;
 }
 
-static void prog_release(dprog *d) {
-  for (int i = 0; i < d->nleaves; i++) {
-    if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) cudaFree((void *)d->leaf[i].data);
-    if (d->leaf[i].kind == LEAF_CHUNKS) unstage_chunks(&d->leaf[i]);
-  }
+/* Gives the uploaded DATA leaves back to the pool once the work this thread
+ * queued is done (another thread may take a block as soon as it is back):
+ * one wait, only when there are such leaves, and none in effect after a
+ * reduction, which has waited for its partials already. */
+static int prog_release(dprog *d) {
+  int any = 0;
+  for (int i = 0; i < d->nleaves; i++) any |= d->leaf[i].kind == LEAF_DATA && d->leaf[i].data;
+  if (!any) return TSR_OK;
+  int st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  for (int i = 0; i < d->nleaves; i++)
+    if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) {
+      tsr_gpu_release((double *)d->leaf[i].data);
+      d->leaf[i].data = NULL;
+    }
+  return st;
 }
 
 /* Blocks per chunk: a function of the chunk's size only (determinism). */
@@ -479,14 +549,19 @@ static dbox make_box(int ndim, const int64_t *start, const int64_t *extent) {
   return b;
 }
 
-/* Device scratch for one launch of up to GROUP chunks. */
+/* Device scratch for one launch of up to GROUP chunks: the boxes, element
+ * counts and block counts (one device block, dbx/dcnt/dparts, filled by one
+ * copy from its pinned image hbx/hcnt/hparts), and the blocks' partials
+ * (dout, copied back into pinned hout). */
 #define GROUP 64
 #define MAX_PARTS 1024
+#define LAUNCH_IN_BYTES (GROUP * (sizeof(dbox) + sizeof(long long) + sizeof(int)))
 
 struct launch_scratch {
-  dbox *dbx;
-  long long *dcnt;
-  int *dparts;
+  int slot; /* in scratch_cache; -1: none */
+  dbox *dbx, *hbx;
+  long long *dcnt, *hcnt;
+  int *dparts, *hparts;
   tsr_stat *dout, *hout;
 };
 
@@ -497,18 +572,46 @@ static launch_scratch scratch_cache[SCRATCH_SETS];
 static int scratch_busy[SCRATCH_SETS];
 static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int scratch_create(launch_scratch *s) {
+static void scratch_destroy(launch_scratch *s) {
+  cudaFree(s->dbx);
+  cudaFreeHost(s->hbx);
+  cudaFree(s->dout);
+  cudaFreeHost(s->hout);
   memset(s, 0, sizeof *s);
-  CUDA_CHECK(cudaMalloc(&s->dbx, sizeof(dbox) * GROUP));
-  CUDA_CHECK(cudaMalloc(&s->dcnt, sizeof(long long) * GROUP));
-  CUDA_CHECK(cudaMalloc(&s->dparts, sizeof(int) * GROUP));
-  CUDA_CHECK(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
-  CUDA_CHECK(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
-  return TSR_OK;
+}
+
+/* Points the counts and block counts into the block that starts with the boxes. */
+static void scratch_split(void *block, dbox **bx, long long **cnt, int **parts) {
+  *bx = (dbox *)block;
+  *cnt = block ? (long long *)(*bx + GROUP) : NULL;
+  *parts = block ? (int *)(*cnt + GROUP) : NULL;
+}
+
+static int scratch_create(launch_scratch *s) {
+  void *din = NULL, *hin = NULL;
+  memset(s, 0, sizeof *s);
+  int st = CUDA_STATUS(cudaMalloc(&din, LAUNCH_IN_BYTES));
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&hin, LAUNCH_IN_BYTES));
+  scratch_split(din, &s->dbx, &s->dcnt, &s->dparts);
+  scratch_split(hin, &s->hbx, &s->hcnt, &s->hparts);
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (st != TSR_OK) scratch_destroy(s);
+  return st;
 }
 
 /* More host threads than sets wait for one: a GPU is kept busy by a few. */
 static pthread_cond_t scratch_free = PTHREAD_COND_INITIALIZER;
+
+static void scratch_release(launch_scratch *s) {
+  if (s->slot < 0) return;
+  pthread_mutex_lock(&scratch_lock);
+  scratch_busy[s->slot] = 0;
+  pthread_cond_signal(&scratch_free);
+  pthread_mutex_unlock(&scratch_lock);
+  s->slot = -1;
+}
 
 static int scratch_alloc(launch_scratch *s) {
   pthread_mutex_lock(&scratch_lock);
@@ -521,97 +624,147 @@ static int scratch_alloc(launch_scratch *s) {
   }
   scratch_busy[slot] = 1;
   pthread_mutex_unlock(&scratch_lock);
-  if (!scratch_cache[slot].dout) TSR_CHECK(scratch_create(&scratch_cache[slot]));
+  int st = scratch_cache[slot].dout ? TSR_OK : scratch_create(&scratch_cache[slot]);
   *s = scratch_cache[slot];
-  return TSR_OK;
+  s->slot = slot;
+  if (st != TSR_OK) scratch_release(s);
+  return st;
 }
 
-static void scratch_release(launch_scratch *s) {
-  pthread_mutex_lock(&scratch_lock);
-  for (int i = 0; i < SCRATCH_SETS; i++)
-    if (scratch_cache[i].dout == s->dout) scratch_busy[i] = 0;
-  pthread_cond_signal(&scratch_free);
-  pthread_mutex_unlock(&scratch_lock);
-}
-
-static void scratch_destroy(launch_scratch *s) {
-  cudaFree(s->dbx);
-  cudaFree(s->dcnt);
-  cudaFree(s->dparts);
-  cudaFree(s->dout);
-  cudaFreeHost(s->hout);
-  memset(s, 0, sizeof *s);
-}
-
-/* Full reductions of up to GROUP boxes in one launch; out[i] gets box i's partial. */
-static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, const dbox *hbox,
-                        tsr_stat **out, launch_scratch *s, tsr_progress_fn progress, void *ctx) {
-  long long hcnt[GROUP];
-  int hparts[GROUP], maxparts = 1;
-  for (int64_t i = 0; i < count; i++) {
-    hcnt[i] = 1;
-    for (int a = 0; a < ndim; a++) hcnt[i] *= hbox[i].extent[a];
-    hparts[i] = parts_for(hcnt[i]);
-    if (hparts[i] > maxparts) maxparts = hparts[i];
-  }
-  CUDA_CHECK(cudaMemcpy(s->dbx, hbox, sizeof(dbox) * (size_t)count, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(s->dcnt, hcnt, sizeof(long long) * (size_t)count, cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(s->dparts, hparts, sizeof(int) * (size_t)count, cudaMemcpyHostToDevice));
-  dim3 grid((unsigned)maxparts, (unsigned)count);
-  /* --trace: the kernel's device time from CUDA events on this thread's
-   * stream, placed at the host time of its launch (the stream is idle). */
+/* --trace: a kernel's device time from CUDA events on this thread's stream. */
+struct kernel_timer {
   cudaEvent_t ev[2];
-  int timed = tsr_trace_on && cudaEventCreate(&ev[0]) == cudaSuccess;
-  if (timed && cudaEventCreate(&ev[1]) != cudaSuccess) {
-    cudaEventDestroy(ev[0]);
-    timed = 0;
+  int on;
+};
+
+static void timer_start(kernel_timer *t) {
+  t->on = tsr_trace_on && cudaEventCreate(&t->ev[0]) == cudaSuccess;
+  if (t->on && cudaEventCreate(&t->ev[1]) != cudaSuccess) {
+    cudaEventDestroy(t->ev[0]);
+    t->on = 0;
   }
-  double launched = timed ? tsr_trace_now() : 0.0;
-  if (timed) cudaEventRecord(ev[0], 0);
-  if (d->chain)
-    launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
-  else
-    launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, MAX_PARTS);
-  if (timed) cudaEventRecord(ev[1], 0);
-  CUDA_CHECK(cudaGetLastError());
-  CUDA_CHECK(cudaMemcpy(s->hout, s->dout, sizeof(tsr_stat) * MAX_PARTS * (size_t)count,
-                        cudaMemcpyDeviceToHost));
-  if (timed) {
-    float ms = 0.0f;
-    long long elems = 0;
-    for (int64_t i = 0; i < count; i++) elems += hcnt[i];
-    if (cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess) /* chunks: batch launches only */
-      tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(),
-                     launched, launched + 1e-3 * ms,
-                     tsr_trace_args{-1, progress ? count : 0, elems, 0});
-    cudaEventDestroy(ev[0]);
-    cudaEventDestroy(ev[1]);
+  if (t->on) cudaEventRecord(t->ev[0], STREAM);
+}
+
+static void timer_stop(kernel_timer *t) {
+  if (t->on) cudaEventRecord(t->ev[1], STREAM);
+}
+
+/* After the host waited for the kernel: its span ends about now (only the
+ * short copy of the partials ran after it) and lasts the events' interval.
+ * Its launch time would place it too early when other work of the thread
+ * (--no-fuse: the chain of operations it reduces) was queued ahead of it. */
+static void timer_end(kernel_timer *t, int ok, tsr_trace_args args) {
+  if (!t->on) return;
+  float ms = 0.0f;
+  if (ok && cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]) == cudaSuccess) {
+    double end = tsr_trace_now();
+    tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(),
+                   end - 1e-3 * ms, end, args);
   }
+  cudaEventDestroy(t->ev[0]);
+  cudaEventDestroy(t->ev[1]);
+}
+
+/* The launch, its copies and the one wait of reduce_boxes; maxparts: the
+ * stride of the partials. */
+static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, launch_scratch *s,
+                         kernel_timer *t) {
+  dim3 grid((unsigned)maxparts, (unsigned)count);
+  int st =
+      CUDA_STATUS(cudaMemcpyAsync(s->dbx, s->hbx, LAUNCH_IN_BYTES, cudaMemcpyHostToDevice, STREAM));
+  if (st == TSR_OK) {
+    timer_start(t);
+    if (d->chain)
+      launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
+    else
+      launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
+    timer_stop(t);
+    st = CUDA_STATUS(cudaGetLastError());
+  }
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMemcpyAsync(s->hout, s->dout,
+                                     sizeof(tsr_stat) * (size_t)maxparts * (size_t)count,
+                                     cudaMemcpyDeviceToHost, STREAM));
+  /* also on failure: the set's pinned buffers may go to another thread next */
+  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  return st != TSR_OK ? st : ws;
+}
+
+/* Full reductions of up to GROUP boxes (s->hbx[0..count)) in one launch;
+ * out[i] gets box i's partial. Expected effect, per --no-fuse chunk: three
+ * synchronous uploads (each waits for whatever the thread queued before
+ * it) and a 24 KB download become one asynchronous copy each way and the
+ * one wait the host needs for the partials; per fused batch of 64 W1 chunks, the partials copied back shrink
+ * from MAX_PARTS to the 382 blocks used per chunk (1.5 MB to 0.6 MB). The
+ * same partials combined in the same order: the same bits. */
+static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_stat **out,
+                        launch_scratch *s, tsr_progress_fn progress, void *ctx) {
+  int maxparts = 1;
+  long long elems = 0;
   for (int64_t i = 0; i < count; i++) {
-    out[i][0] = tsr_stat_combine(kind, s->hout + MAX_PARTS * i, hparts[i]);
-    if (progress) progress(ctx, hcnt[i]);
+    s->hcnt[i] = 1;
+    for (int a = 0; a < ndim; a++) s->hcnt[i] *= s->hbx[i].extent[a];
+    s->hparts[i] = parts_for(s->hcnt[i]);
+    if (s->hparts[i] > maxparts) maxparts = s->hparts[i];
+    elems += s->hcnt[i];
+  }
+  kernel_timer t{};
+  int st = reduce_launch(d, kind, count, maxparts, s, &t);
+  /* chunks: batch launches only (--no-fuse's chunk spans count its chunks) */
+  timer_end(&t, st == TSR_OK, tsr_trace_args{-1, progress ? count : 0, elems, 0});
+  if (st != TSR_OK) return st;
+  for (int64_t i = 0; i < count; i++) {
+    out[i][0] = tsr_stat_combine(kind, s->hout + (size_t)maxparts * (size_t)i, s->hparts[i]);
+    if (progress) progress(ctx, s->hcnt[i]);
   }
   return TSR_OK;
+}
+
+/* Axis reduction of one box into out (host, count stats): the partials in
+ * pool memory rather than a cudaMalloc/cudaFree per chunk, which
+ * synchronize the device; the copy back is the one wait. */
+static int reduce_axis(const dprog *d, const int64_t *start, const int64_t *extent, int kind,
+                       int axis, tsr_stat *out) {
+  long long count = tsr_partial_count(d->ndim, extent, axis);
+  if (count <= 0) return TSR_OK;
+  double *dev = NULL;
+  TSR_CHECK(tsr_gpu_alloc(sizeof(tsr_stat) * (size_t)(count + 1), &dev));
+  reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128, 0, STREAM>>>(
+      *d, make_box(d->ndim, start, extent), axis, kind, count, (tsr_stat *)dev);
+  int st = CUDA_STATUS(cudaGetLastError());
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMemcpyAsync(out, dev, sizeof(tsr_stat) * (size_t)count,
+                                     cudaMemcpyDeviceToHost, STREAM));
+  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM)); /* before the block goes back */
+  tsr_gpu_release(dev);
+  return st != TSR_OK ? st : ws;
+}
+
+/* Axis reductions of a batch, chunk by chunk, with one upload of the program. */
+static int reduce_chunks_axis(const tsr_reduce_batch *bt) {
+  dprog d;
+  TSR_CHECK(prog_upload(bt->prog, &d));
+  int st = TSR_OK;
+  for (int64_t i = 0; i < bt->nchunks && st == TSR_OK && !tsr_interrupted(); i++) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+    tsr_grid_unravel(bt->grid, bt->ids[i], idx);
+    tsr_grid_chunk_box(bt->grid, idx, start, extent);
+    st = reduce_axis(&d, start, extent, bt->kind, bt->axis, bt->out[i]);
+    for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+    if (st == TSR_OK && bt->progress) bt->progress(bt->progress_ctx, n);
+  }
+  int rs = prog_release(&d);
+  return st != TSR_OK ? st : rs;
 }
 
 int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   tsr_gpu_bind_device();
-  if (bt->axis >= 0) { /* axis reductions go chunk by chunk */
-    for (int64_t i = 0; i < bt->nchunks && !tsr_interrupted(); i++) {
-      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
-      tsr_grid_unravel(bt->grid, bt->ids[i], idx);
-      tsr_grid_chunk_box(bt->grid, idx, start, extent);
-      TSR_CHECK(tsr_gpu_reduce_box(bt->prog, start, extent, bt->kind, bt->axis, bt->out[i]));
-      for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
-      if (bt->progress) bt->progress(bt->progress_ctx, n);
-    }
-    return TSR_OK;
-  }
+  if (bt->axis >= 0) return reduce_chunks_axis(bt);
   dprog d;
   launch_scratch s;
   TSR_CHECK(prog_upload(bt->prog, &d));
   int st = scratch_alloc(&s);
-  dbox hbox[GROUP];
   for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
        first += GROUP) {
     int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
@@ -619,16 +772,39 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
       int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
       tsr_grid_unravel(bt->grid, bt->ids[first + i], idx);
       tsr_grid_chunk_box(bt->grid, idx, start, extent);
-      hbox[i] = make_box(bt->grid->ndim, start, extent);
+      s.hbx[i] = make_box(bt->grid->ndim, start, extent);
     }
-    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, hbox, bt->out + first, &s, bt->progress,
+    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, bt->out + first, &s, bt->progress,
                       bt->progress_ctx);
   }
   scratch_release(&s);
-  prog_release(&d);
-  return st;
+  int rs = prog_release(&d);
+  return st != TSR_OK ? st : rs;
 }
 
+/* Whether p reads backend memory (CHUNKS leaves, resident DATA leaves):
+ * only --no-fuse's operations on materialized chunks do (exec/nofuse.c). */
+static int reads_backend_memory(const tsr_prog *p) {
+  for (int i = 0; i < p->nleaves; i++)
+    if (p->leaves[i].kind == LEAF_CHUNKS ||
+        (p->leaves[i].kind == LEAF_DATA && p->leaves[i].resident))
+      return 1;
+  return 0;
+}
+
+/* Evaluates p over a box into out. An operation of --no-fuse on materialized
+ * chunks returns as soon as its kernel is queued on this thread's stream:
+ * its output is read on this thread only (the next operation, the chunk's
+ * reduction or download, all queued behind it), and exec/nofuse.c keeps its
+ * inputs out of the pool until this thread has waited. Any other program
+ * waits for its kernel, as before: the staged rounds of exec/stage.c
+ * evaluate on worker threads and read the outputs on the main thread, and
+ * per-thread streams do not order one thread's work after another's.
+ * Expected effect: W1 --no-fuse waited for 4 kernels per chunk (normal,
+ * `+ 1`, slice, sum); now for 2 (the generator's, and the sum's partials),
+ * with the chain `+ 1`, slice, sum queued back to back on the worker's
+ * stream. A queued kernel's failure shows at the thread's next wait. Waits
+ * here also to give uploaded DATA leaves back to the pool. */
 int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
   tsr_gpu_bind_device();
   dprog d;
@@ -638,50 +814,40 @@ int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *ext
   int st = TSR_OK;
   if (n > 0) {
     long long pairs = (n + 1) / 2;
-    eval_kernel<<<(unsigned)((pairs + THREADS - 1) / THREADS), THREADS>>>(
-        d, make_box(p->ndim, start, extent), n, out);
+    unsigned blocks = (unsigned)((pairs + THREADS - 1) / THREADS);
+    dbox b = make_box(p->ndim, start, extent);
+    if (d.chain)
+      eval_kernel<true><<<blocks, THREADS, 0, STREAM>>>(d, b, n, out);
+    else
+      eval_kernel<false><<<blocks, THREADS, 0, STREAM>>>(d, b, n, out);
     cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess && !reads_backend_memory(p)) e = cudaStreamSynchronize(STREAM);
     if (e != cudaSuccess)
       st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
   }
-  cudaError_t e = cudaStreamSynchronize(0);
-  if (st == TSR_OK && e != cudaSuccess)
-    st = TSR_ERROR(TSR_ERR_BACKEND, "GPU evaluation failed: %s", cudaGetErrorString(e));
-  prog_release(&d);
-  return st;
+  int rs = prog_release(&d);
+  return st != TSR_OK ? st : rs;
 }
 
 int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
                        int axis, tsr_stat *out) {
   tsr_gpu_bind_device();
-  if (axis < 0) {
-    dprog d;
-    launch_scratch s;
-    TSR_CHECK(prog_upload(p, &d));
-    dbox b = make_box(p->ndim, start, extent);
-    int st = scratch_alloc(&s);
-    if (st == TSR_OK) st = reduce_boxes(&d, kind, p->ndim, 1, &b, &out, &s, NULL, NULL);
-    scratch_release(&s);
-    prog_release(&d);
-    return st;
-  }
   dprog d;
   TSR_CHECK(prog_upload(p, &d));
-  long long count = tsr_partial_count(p->ndim, extent, axis);
-  tsr_stat *dev = NULL;
   int st = TSR_OK;
-  if (cudaMalloc(&dev, sizeof(tsr_stat) * (size_t)(count + 1)) != cudaSuccess)
-    st = TSR_ERROR(TSR_ERR_MEMORY, "out of GPU memory for reduction partials");
-  if (st == TSR_OK && count > 0) {
-    reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128>>>(
-        d, make_box(p->ndim, start, extent), axis, kind, count, dev);
-    cudaError_t e = cudaMemcpy(out, dev, sizeof(tsr_stat) * (size_t)count, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess)
-      st = TSR_ERROR(TSR_ERR_BACKEND, "GPU reduction failed: %s", cudaGetErrorString(e));
+  if (axis >= 0) {
+    st = reduce_axis(&d, start, extent, kind, axis, out);
+  } else {
+    launch_scratch s;
+    st = scratch_alloc(&s);
+    if (st == TSR_OK) {
+      s.hbx[0] = make_box(p->ndim, start, extent);
+      st = reduce_boxes(&d, kind, p->ndim, 1, &out, &s, NULL, NULL);
+    }
+    scratch_release(&s);
   }
-  cudaFree(dev);
-  prog_release(&d);
-  return st;
+  int rs = prog_release(&d);
+  return st != TSR_OK ? st : rs;
 }
 
 size_t tsr_gpu_eval_min_memory(void) { return sizeof(tsr_stat) * MAX_PARTS * GROUP * 2; }
