@@ -354,14 +354,7 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
  * on an H200). On the CPU both kinds copy a row at a time: no change. */
 static void chunk_view(tsr_leaf *l) {
   const tsr_chunkset *cs = l->chunks;
-  for (int b = 0; b < l->base_ndim; b++) {
-    l->off[b] -= cs->start[0][b];
-    l->base_shape[b] = cs->extent[0][b];
-  }
-  tsr_leaf_finish(l);
-  l->kind = LEAF_DATA;
-  l->data = cs->data[0];
-  l->resident = 1;
+  tsr_leaf_to_chunk(l, cs->start[0], cs->extent[0], cs->data[0]);
 }
 
 /* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
@@ -386,6 +379,11 @@ static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
     return rechunk_box(ex, n, start, extent, r, out);
   tsr_prog p;
   TSR_CHECK(tsr_prog_compile(n, 1, &p));
+  /* An operation on materialized chunks may return before its output is
+   * written: this thread's next operation, reduction or download is
+   * ordered after it, and its inputs stay out of the pool until this
+   * thread has waited (chunkset_retire). */
+  for (int i = 0; i < p.nleaves; i++) p.async |= p.leaves[i].kind == LEAF_CHUNKS;
   tsr_chunkset sets[8];
   local_bufs staged = {{0}, 0};
   int nsets = 0, st;

@@ -80,6 +80,10 @@ typedef struct tsr_prog {
   int *reg_const;    /* register holds one value for every element */
   double *reg_value; /* that value */
   int result;        /* register with the output */
+  int async;         /* --no-fuse's operations (exec/nofuse.c): the backend may return before
+                      * the output is written; the calling thread's later work is ordered
+                      * after it, and nothing else reads it. 0: the output is complete on
+                      * return, for any thread to read */
 } tsr_prog;
 
 /* Fuses node (an elementwise/slice/generator expression; reductions inside
