@@ -89,7 +89,7 @@ while IFS= read -r -d '' f; do
     [[ "$ok" == *" $to "* ]] ||
       report "src/$rel:$n: $dir/ includes $inc: $to/ is not below $dir/ (allowed: ${allow[$dir]:-nothing})"
   done <"$f"
-done < <(find "$src" -mindepth 2 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print0 | sort -z)
+done < <(find "$src" -mindepth 2 -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print0 | sort -z)
 
 if [ "$bad" -gt 0 ]; then
   echo "check-layers: $bad violation(s) of the layer rule (doc/design.md, \"Layers\")"

@@ -335,14 +335,40 @@ static void waves_free(tsr_exec *ex, waves_ctx *c) {
   free(c->e.dev);
 }
 
-int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *ctx) {
+/* What the two waves entry points share: the node's program (none with
+ * --no-fuse) and the wave width; at the end, the executor's counts (this
+ * rank's chunks) and time not spent in I/O or MPI. */
+typedef struct waves_run {
   tsr_phase ph;
-  tsr_phase_begin(&ph, ex);
-  double t0 = tsr_comm_time(), io0 = ex->io_s, comm0 = ex->comm_s;
   tsr_prog p;
-  int st = ex->no_fuse ? TSR_OK : tsr_prog_compile(node, 0, &p);
-  int W = 1;
-  if (st == TSR_OK) st = wave_size(ex, &node->grid, ex->no_fuse ? NULL : &p, &W);
+  int W;
+  double t0, io0, comm0;
+} waves_run;
+
+static int waves_open(tsr_exec *ex, const tsr_node *node, waves_run *r) {
+  memset(r, 0, sizeof *r);
+  tsr_phase_begin(&r->ph, ex);
+  r->t0 = tsr_comm_time(), r->io0 = ex->io_s, r->comm0 = ex->comm_s;
+  r->W = 1;
+  int st = ex->no_fuse ? TSR_OK : tsr_prog_compile(node, 0, &r->p);
+  if (st == TSR_OK) st = wave_size(ex, &node->grid, ex->no_fuse ? NULL : &r->p, &r->W);
+  return st;
+}
+
+static const tsr_prog *waves_prog(const tsr_exec *ex, const waves_run *r) {
+  return ex->no_fuse ? NULL : &r->p;
+}
+
+static int waves_close(tsr_exec *ex, const tsr_node *node, waves_run *r, int st) {
+  tsr_prog_free(&r->p);
+  if (st == TSR_OK) count_owned(ex, &node->grid);
+  ex->compute_s += tsr_comm_time() - r->t0 - (ex->io_s - r->io0) - (ex->comm_s - r->comm0);
+  return tsr_phase_end(&r->ph, st);
+}
+
+int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *ctx) {
+  waves_run r;
+  int st = waves_open(ex, node, &r), W = r.W;
   waves_ctx c = {{ex, ex->no_fuse ? node : NULL, NULL, 0, NULL, 0}, W, done, ctx};
   c.e.host = calloc((size_t)W + 1, sizeof(double *));
   c.e.dev = ex->no_fuse ? NULL : calloc((size_t)W + 1, sizeof(double *));
@@ -351,13 +377,9 @@ int tsr_stage_waves(tsr_exec *ex, const tsr_node *node, tsr_wave_fn done, void *
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st);
   if (st == TSR_OK)
-    st = run_waves(&ph, ex->no_fuse ? NULL : &p, &node->grid, eval_one, &c.e, wave_done, &c);
+    st = run_waves(&r.ph, waves_prog(ex, &r), &node->grid, eval_one, &c.e, wave_done, &c);
   waves_free(ex, &c);
-  if (!ex->no_fuse) tsr_prog_free(&p);
-  /* The executor's counts: this rank's chunks, and time not spent in I/O or MPI. */
-  if (st == TSR_OK) count_owned(ex, &node->grid);
-  ex->compute_s += tsr_comm_time() - t0 - (ex->io_s - io0) - (ex->comm_s - comm0);
-  return tsr_phase_end(&ph, st);
+  return waves_close(ex, node, &r, st);
 }
 
 /* ---- waves handed over in backend memory ---- */
@@ -400,22 +422,14 @@ static int take_wave(void *vctx, int64_t first, int64_t n, const int64_t *ids) {
 }
 
 int tsr_stage_waves_be(tsr_exec *ex, const tsr_node *node, tsr_wave_take_fn take, void *ctx) {
-  tsr_phase ph;
-  tsr_phase_begin(&ph, ex);
-  double t0 = tsr_comm_time(), io0 = ex->io_s, comm0 = ex->comm_s;
-  tsr_prog p;
-  int st = ex->no_fuse ? TSR_OK : tsr_prog_compile(node, 0, &p);
-  int W = 1;
-  if (st == TSR_OK) st = wave_size(ex, &node->grid, ex->no_fuse ? NULL : &p, &W);
+  waves_run r;
+  int st = waves_open(ex, node, &r), W = r.W;
   take_ctx c = {ex, node, calloc((size_t)W + 1, sizeof(double *)), 0, W, take, ctx};
   if (st == TSR_OK && !c.bufs) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st);
   if (st == TSR_OK)
-    st = run_waves(&ph, ex->no_fuse ? NULL : &p, &node->grid, take_one, &c, take_wave, &c);
+    st = run_waves(&r.ph, waves_prog(ex, &r), &node->grid, take_one, &c, take_wave, &c);
   for (int64_t k = 0; c.bufs && k < W; k++) tsr_be_release(ex->be, c.bufs[k]);
   free(c.bufs);
-  if (!ex->no_fuse) tsr_prog_free(&p);
-  if (st == TSR_OK) count_owned(ex, &node->grid);
-  ex->compute_s += tsr_comm_time() - t0 - (ex->io_s - io0) - (ex->comm_s - comm0);
-  return tsr_phase_end(&ph, st);
+  return waves_close(ex, node, &r, st);
 }

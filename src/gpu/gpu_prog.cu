@@ -1,0 +1,152 @@
+/*
+ * gpu_prog.cu - the host side of the CUDA backend's programs (gpu_prog.cuh):
+ * a tsr_prog turned into its device form, with its data leaves uploaded or
+ * read in place and the chunk tables of --no-fuse's operations in the
+ * program itself.
+ */
+#include "gpu/gpu_prog.cuh"
+
+/* Whether a program is a chain (see eval_chain). */
+static int is_chain(const tsr_prog *p) {
+  if (p->ninstr == 0 || p->code[0].kind != I_LEAF) return 0;
+  for (int i = 1; i < p->ninstr; i++) {
+    const tsr_instr *c = &p->code[i], *prev = &p->code[i - 1];
+    if (c->kind == I_LEAF) return 0;
+    if (c->kind == I_UNARY && c->x != prev->dst) return 0;
+    if (c->kind == I_BINARY) {
+      int left = c->x == prev->dst && p->reg_const[c->y];
+      int right = c->y == prev->dst && p->reg_const[c->x];
+      if (!left && !right) return 0;
+    }
+  }
+  return p->result == p->code[p->ninstr - 1].dst;
+}
+
+/* ---- host side ------------------------------------------------------------ */
+
+/* Every call below queues its copies and kernels on the calling host thread's
+ * own stream (STREAM), so the OpenMP workers of a rank keep several streams
+ * busy at once, and a thread's operations run in the order it queued them. */
+
+/* The table of the chunks a --no-fuse leaf reads goes into the program (the
+ * chunks are in device memory already: backend memory from gpu_alloc). */
+static int table_chunks(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
+  if (*ntab == MAX_TABLES)
+    return TSR_ERROR(TSR_ERR_BACKEND, "an operation reads more than %d arrays of chunks",
+                     MAX_TABLES);
+  dchunks *t = &d->tab[*ntab];
+  t->n = l->chunks->n;
+  for (int c = 0; c < t->n; c++) {
+    for (int b = 0; b < l->base_ndim; b++) {
+      t->start[c][b] = l->chunks->start[c][b];
+      t->extent[c][b] = l->chunks->extent[c][b];
+    }
+    t->data[c] = l->chunks->data[c];
+  }
+  x->table = (*ntab)++;
+  return TSR_OK;
+}
+
+/* A DATA leaf's host values, copied into pool memory on this thread's stream.
+ * From pageable memory cudaMemcpyAsync returns once the driver has staged
+ * the values (waiting for the stream if it must), so the caller may free its
+ * buffer. The pool replaces a cudaMalloc/cudaFree per call, which
+ * synchronize the whole device: per chunk of a staged load, and per --no-fuse
+ * operation that reads a replicated array. */
+static int upload_data(const tsr_leaf *l, dleaf *x) {
+  int64_t n = 1;
+  for (int b = 0; b < l->base_ndim; b++) n *= l->base_shape[b];
+  double *dev;
+  TSR_CHECK(tsr_gpu_alloc(sizeof(double) * (size_t)(n + 1), &dev));
+  x->data = dev; /* released by prog_release, also when the copy fails */
+  CUDA_CHECK(
+      cudaMemcpyAsync(dev, l->data, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice, STREAM));
+  return TSR_OK;
+}
+
+/* One leaf in its device form. */
+static int leaf_upload(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
+  x->kind = l->kind;
+  x->base_ndim = l->base_ndim;
+  for (int b = 0; b < TSR_MAXDIM; b++) {
+    x->axis_of[b] = b < l->base_ndim ? l->axis_of[b] : -1;
+    x->off[b] = l->off[b];
+    x->step[b] = l->step[b];
+  }
+  x->rng = l->rng;
+  x->round_f32 = l->round_f32;
+  x->k0 = (uint32_t)l->key;
+  x->k1 = (uint32_t)(l->key >> 32);
+  x->stream = l->stream;
+  x->a = l->a;
+  x->b = l->b;
+  x->e_const = l->e_const;
+  for (int k = 0; k < TSR_MAXDIM; k++) x->e_coef[k] = l->e_coef[k];
+  if (l->kind == LEAF_CHUNKS) return table_chunks(l, d, ntab, x);
+  if (l->kind == LEAF_DATA && l->resident) {
+    x->data = l->data;
+    x->kind = LEAF_RESIDENT; /* device data owned by the executor */
+  } else if (l->kind == LEAF_DATA) {
+    return upload_data(l, x);
+  }
+  return TSR_OK;
+}
+
+/* Copies a program to its device form; DATA leaves are uploaded (given back
+ * by prog_release). */
+int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
+  memset(d, 0, sizeof *d);
+  if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
+    return TSR_ERROR(TSR_ERR_BACKEND,
+                     "expression too large for one GPU program (%d leaves, %d "
+                     "operations): split it with intermediate names",
+                     p->nleaves, p->ninstr);
+  d->ndim = p->ndim;
+  d->nleaves = p->nleaves;
+  d->ninstr = p->ninstr;
+  d->result = p->result;
+  d->chain = is_chain(p);
+  int ntab = 0, st = TSR_OK;
+  for (int i = 0; i < p->nleaves && st == TSR_OK; i++)
+    st = leaf_upload(&p->leaves[i], d, &ntab, &d->leaf[i]);
+  if (st != TSR_OK) {
+    tsr_gpu_prog_release(d);
+    return st;
+  }
+  for (int i = 0; i < p->ninstr; i++) {
+    const tsr_instr *s = &p->code[i];
+    d->code[i] = dinstr{(int)s->kind, s->op, s->round_f32, s->dst, s->x, s->y};
+  }
+  for (int r = 0; r < p->nregs; r++) {
+    d->reg_const[r] = p->reg_const[r];
+    d->reg_value[r] = p->reg_value[r];
+  }
+  return TSR_OK;
+}
+
+/* Gives the uploaded DATA leaves back to the pool once the work this thread
+ * queued is done (another thread may take a block as soon as it is back):
+ * one wait, only when there are such leaves, and none in effect after a
+ * reduction, which has waited for its partials already. */
+int tsr_gpu_prog_release(dprog *d) {
+  int any = 0;
+  for (int i = 0; i < d->nleaves; i++) any |= d->leaf[i].kind == LEAF_DATA && d->leaf[i].data;
+  if (!any) return TSR_OK;
+  int st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  for (int i = 0; i < d->nleaves; i++)
+    if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) {
+      tsr_gpu_release((double *)d->leaf[i].data);
+      d->leaf[i].data = NULL;
+    }
+  return st;
+}
+
+dbox tsr_gpu_make_box(int ndim, const int64_t *start, const int64_t *extent) {
+  dbox b;
+  memset(&b, 0, sizeof b);
+  for (int a = 0; a < ndim; a++) {
+    b.start[a] = start[a];
+    b.extent[a] = extent[a];
+  }
+  return b;
+}

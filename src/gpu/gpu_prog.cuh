@@ -1,0 +1,289 @@
+/*
+ * gpu_prog.cuh - a fused program as the CUDA backend's kernels see it, and
+ * what every kernel of gpu_eval.cu (materializing boxes) and gpu_reduce.cu
+ * (reducing them) shares: the program's device form (dprog, passed by value
+ * as a kernel argument: it lives in the constant bank, read uniformly by
+ * every thread), the element evaluation (random values, leaves, the register
+ * program, chain programs in one register), box coordinates, and the host
+ * functions of gpu_prog.cu that upload a program. Internal to src/gpu/.
+ *
+ * A program is interpreted per element: the instruction loop is the same for
+ * all threads, so it costs no divergence, and generation (Philox + log +
+ * sincos) dominates. Random values use cuRAND's curand_Philox4x32_10 and
+ * tessera's own log and sincos (rngmath.h), so they have the bits of the CPU
+ * backend.
+ */
+#ifndef TSR_GPU_PROG_CUH
+#define TSR_GPU_PROG_CUH
+
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <curand_philox4x32_x.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "kernel/rngmath.h"
+#include "util/signals.h"
+#include "kernel/ew_scalar.h"
+#include "kernel/stats_merge.h"
+#include "util/trace.h"
+}
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_device.h"
+
+#define MAX_LEAVES 8
+#define MAX_INSTR 32
+#define MAX_REGS 40
+#define MAX_TABLES 2 /* CHUNKS leaves per program: a --no-fuse operation reads at most two arrays */
+#define THREADS 256
+#define LEAF_RESIDENT (LEAF_HELD + 1) /* a DATA leaf already in device memory */
+/* The calling host thread's own stream: kernels and copies of one thread run
+ * in order, those of different threads side by side (what nvcc's
+ * --default-stream per-thread also makes of stream 0, e.g. in the
+ * cudaMemcpy of gpu_memory.cu's download). */
+#define STREAM cudaStreamPerThread
+
+/* ---- the program as the device sees it ----------------------------------- */
+
+struct dchunks { /* the table of materialized input chunks a CHUNKS leaf reads (--no-fuse) */
+  int n;
+  long long start[8][TSR_MAXDIM], extent[8][TSR_MAXDIM];
+  const double *data[8];
+};
+
+struct dleaf {
+  int kind, rng, round_f32, base_ndim;
+  uint32_t k0, k1, stream;
+  int table; /* CHUNKS: its table in dprog::tab */
+  double a, b;
+  long long e_const, e_coef[TSR_MAXDIM];
+  int axis_of[TSR_MAXDIM];
+  long long off[TSR_MAXDIM], step[TSR_MAXDIM];
+  const double *data;
+};
+
+struct dinstr {
+  int kind, op, round_f32, dst, x, y;
+};
+
+/* The chunk tables travel inside the program, by value: each operation of
+ * --no-fuse used to allocate a device copy from the pool and upload it with
+ * a synchronous cudaMemcpy (a stream synchronize and a pool lock per
+ * operation, and a pool slot per worker that pushed W1 on 64 threads past
+ * the pool's 256 slots, into cudaFree/cudaMalloc, which synchronize the
+ * device). Expected: that upload's ~10-20 us gone from every operation with
+ * array inputs. */
+struct dprog {
+  int ndim, nleaves, ninstr, result, chain;
+  dleaf leaf[MAX_LEAVES];
+  dinstr code[MAX_INSTR];
+  int reg_const[MAX_REGS];
+  double reg_value[MAX_REGS];
+  dchunks tab[MAX_TABLES];
+};
+
+struct dbox {
+  long long start[TSR_MAXDIM], extent[TSR_MAXDIM];
+};
+
+/* Kernel arguments live in the constant bank: at most 4 KB of them (32 KB
+ * only from CUDA 12.1 on Volta and later). The program, tables included,
+ * must leave room for the other arguments of every kernel (at most a box,
+ * two ints, a count and a pointer: 88 bytes). */
+static_assert(sizeof(dprog) + 96 <= 4096,
+              "the device program outgrew the 4 KB of kernel arguments");
+
+/* ---- device code --------------------------------------------------------- */
+
+__device__ static inline double u01(unsigned lo, unsigned hi) {
+  unsigned long long v = ((((unsigned long long)hi << 32) | lo) >> 11) + 1;
+  return (double)v * 0x1p-53;
+}
+
+__device__ static double random_value(const dleaf &l, long long e) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  if (l.rng == RNG_UNIFORM) {
+    double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
+    return l.a + (l.b - l.a) * u;
+  }
+  double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
+  double s, c2;
+  tsr_sincos2pi(u01(w.z, w.w), &s, &c2);
+  return l.a + l.b * (r * ((e & 1) ? s : c2));
+}
+
+/* Value of a CHUNKS leaf: find the chunk of its table holding the element. */
+__device__ static double chunk_value(const dprog &p, const dleaf &l, const long long *idx) {
+  long long coord[TSR_MAXDIM];
+  for (int b = 0; b < l.base_ndim; b++)
+    coord[b] = l.off[b] + (l.axis_of[b] >= 0 ? l.step[b] * idx[l.axis_of[b]] : 0);
+  const dchunks &cs = p.tab[l.table];
+  for (int c = 0; c < cs.n; c++) {
+    long long off = 0, stride = 1;
+    bool inside = true;
+    for (int b = l.base_ndim - 1; b >= 0; b--) {
+      long long r = coord[b] - cs.start[c][b];
+      inside = inside && r >= 0 && r < cs.extent[c][b];
+      off += r * stride;
+      stride *= cs.extent[c][b];
+    }
+    if (inside) return cs.data[c][off];
+  }
+  return NAN; /* the executor guarantees coverage; make a bug visible */
+}
+
+__device__ static inline long long leaf_index(const dleaf &l, int ndim, const long long *idx) {
+  long long e = l.e_const;
+  for (int k = 0; k < ndim; k++) e += l.e_coef[k] * idx[k];
+  return e;
+}
+
+__device__ static double leaf_value(const dprog &p, const dleaf &l, const long long *idx) {
+  if (l.kind == LEAF_CHUNKS) return chunk_value(p, l, idx);
+  if (l.kind == LEAF_RESIDENT) return l.data[leaf_index(l, p.ndim, idx)];
+  long long e = l.e_const;
+  for (int k = 0; k < p.ndim; k++) e += l.e_coef[k] * idx[k];
+  double v;
+  if (l.kind == LEAF_RANDOM)
+    v = random_value(l, e);
+  else if (l.kind == LEAF_ARANGE)
+    v = l.a + l.b * (double)e;
+  else
+    v = l.data[e];
+  return l.round_f32 ? (double)(float)v : v;
+}
+
+__device__ static double eval_element(const dprog &p, const long long *idx) {
+  double r[MAX_REGS];
+  for (int i = 0; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    double v;
+    if (ins.kind == I_LEAF) {
+      v = leaf_value(p, p.leaf[ins.x], idx);
+    } else {
+      double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
+      if (ins.kind == I_UNARY) {
+        v = tsr_ew_unary(ins.op, x);
+      } else {
+        double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
+        v = tsr_ew_binary(ins.op, x, y);
+      }
+    }
+    r[ins.dst] = ins.round_f32 ? (double)(float)v : v;
+  }
+  return r[p.result];
+}
+
+/* Coordinates of element i of a box (row-major). 64-bit division is a long
+ * software sequence on GPUs; where both operands fit in 32 bits (every
+ * chunk of W1) the quotient is the same from a 32-bit division, several
+ * times cheaper. Expected: most of the index cost per thread of the
+ * materializing kernels, which divide once per pair of elements. */
+__device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
+  for (int a = ndim - 1; a >= 0; a--) {
+    long long e = b.extent[a], q;
+    if ((((unsigned long long)i | (unsigned long long)e) >> 32) == 0)
+      q = (long long)((unsigned)i / (unsigned)e);
+    else
+      q = i / e;
+    idx[a] = b.start[a] + (i - q * e);
+    i = q;
+  }
+}
+
+/* Moves idx `steps` elements forward in a box (row-major). Divides only
+ * when a row boundary is crossed: 64-bit division is slow on GPUs. */
+__device__ static void box_next(const dbox &b, int ndim, long long *idx, long long steps) {
+  int a = ndim - 1;
+  if (a < 0) return;
+  idx[a] += steps;
+  for (; a > 0; a--) {
+    long long pos = idx[a] - b.start[a];
+    if (pos < b.extent[a]) return;
+    long long carry = pos / b.extent[a];
+    idx[a] = b.start[a] + (pos - carry * b.extent[a]);
+    idx[a - 1] += carry;
+  }
+}
+
+/* A "chain" program (a leaf, then one operation after another on the previous
+ * result, any other operand a constant) runs with its value in one register
+ * instead of the register file in local memory: W1/W2 are chains. */
+__device__ static double chain_rest(const dprog &p, double v);
+
+__device__ static double eval_chain(const dprog &p, const long long *idx) {
+  return chain_rest(p, leaf_value(p, p.leaf[p.code[0].x], idx));
+}
+
+template <bool CHAIN>
+__device__ static inline double element(const dprog &p, const long long *idx) {
+  return CHAIN ? eval_chain(p, idx) : eval_element(p, idx);
+}
+
+/* Both elements of a Philox pair (e even) at once: one counter, one log,
+ * one sincos. Same arithmetic as random_value, so the same bits. */
+__device__ static void random_pair(const dleaf &l, long long e, double *v0, double *v1) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+  double u1 = u01(w.x, w.y), u2 = u01(w.z, w.w);
+  if (l.rng == RNG_UNIFORM) {
+    *v0 = l.a + (l.b - l.a) * u1;
+    *v1 = l.a + (l.b - l.a) * u2;
+  } else {
+    double r = sqrt(-2.0 * tsr_log(u1)), s, c2;
+    tsr_sincos2pi(u2, &s, &c2);
+    *v0 = l.a + l.b * (r * c2);
+    *v1 = l.a + l.b * (r * s);
+  }
+  if (l.round_f32) {
+    *v0 = (double)(float)*v0;
+    *v1 = (double)(float)*v1;
+  }
+}
+
+/* The operations after the leaf of a chain program, on a leaf value. */
+__device__ static double chain_rest(const dprog &p, double v) {
+  int prev = p.code[0].dst;
+  for (int i = 1; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    if (ins.kind == I_UNARY)
+      v = tsr_ew_unary(ins.op, v);
+    else if (ins.x == prev)
+      v = tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
+    else
+      v = tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
+    if (ins.round_f32) v = (double)(float)v;
+    prev = ins.dst;
+  }
+  return v;
+}
+
+/* The pair of a thread as one 16-byte store where out + i is aligned (i is
+ * even; buffers from the pool are): two 8-byte stores 16 bytes apart fill
+ * each 32-byte sector in two halves, which Nsight Compute showed costing
+ * read-modify-write traffic, 3.34 GB of DRAM traffic to write an 0.8 GB
+ * chunk of normals (H100, W2 --no-fuse). Expected: the generation and `+ 1`
+ * kernels of --no-fuse 1.8 and 2.1 ms per 10000^2 chunk toward 1.0 and 0.7. */
+__device__ static inline void store_pair(double *at, double v0, double v1) {
+  if (((uintptr_t)at & 15) == 0)
+    *reinterpret_cast<double2 *>(at) = make_double2(v0, v1);
+  else
+    at[0] = v0, at[1] = v1;
+}
+
+/* ---- the host side of programs (gpu_prog.cu) ---- */
+
+/* Copies a program to its device form (resident DATA leaves read where they
+ * are, other DATA leaves are uploaded from the pool, CHUNKS tables travel in
+ * the program); tsr_gpu_prog_release gives the uploads back (after waiting
+ * for this thread's stream). */
+int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d);
+int tsr_gpu_prog_release(dprog *d);
+dbox tsr_gpu_make_box(int ndim, const int64_t *start, const int64_t *extent);
+
+#endif

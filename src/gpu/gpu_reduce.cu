@@ -1,0 +1,377 @@
+/*
+ * gpu_reduce.cu - the CUDA backend's reductions: fused programs reduced over
+ * batches of chunks (reduce_chunks) or one box (reduce_box), over all axes
+ * or one.
+ *
+ * Reductions are deterministic: a chunk is split into a number of blocks that
+ * depends only on its size; each thread accumulates a fixed set of elements
+ * in order, blocks reduce with a fixed shared-memory tree, and the host
+ * combines block partials in order. The result is independent of the GPU
+ * model, the GPU count and the rank count. A thread waits once per launch,
+ * for the partials the host combines.
+ */
+#include "gpu/gpu_prog.cuh"
+
+/* Per-thread accumulation specialized by reduction kind: sums add, extremes
+ * compare, moments update by Welford; merged into tsr_stat at the end. */
+template <int KIND> struct accum {
+  double n = 0, a = 0, b = 0;
+  __device__ void add(double x) {
+    if (KIND == RED_SUM || KIND == RED_MEAN) {
+      a += x;
+    } else if (KIND == RED_MIN || KIND == RED_MAX) {
+      bool better = KIND == RED_MAX ? x > a : x < a;
+      if (n == 0 || x != x || (a == a && better)) a = x;
+    } else {
+      double d = x - a;
+      a += d / (n + 1);
+      b += d * (x - a);
+    }
+    n += 1;
+  }
+  __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
+};
+
+/* Full reduction: block (x = part, y = chunk) reduces a fixed contiguous
+ * range of the chunk's elements; thread t takes every THREADS-th of them in
+ * order; the block's threads combine by a fixed tree. */
+template <int KIND, bool CHAIN>
+__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+                                   const int *nparts, tsr_stat *out, long long out_stride) {
+  __shared__ tsr_stat part[THREADS];
+  int chunk = blockIdx.y, t = threadIdx.x;
+  int nb = nparts[chunk];
+  accum<KIND> acc;
+  if ((int)blockIdx.x < nb) {
+    long long n = counts[chunk];
+    long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
+    const dbox &b = boxes[chunk];
+    long long idx[TSR_MAXDIM];
+    long long i = lo + t;
+    if (i < hi) box_coords(b, p.ndim, i, idx);
+    for (; i < hi; i += THREADS) {
+      acc.add(element<CHAIN>(p, idx));
+      box_next(b, p.ndim, idx, THREADS);
+    }
+  }
+  part[t] = acc.stat();
+  __syncthreads();
+  for (int s = THREADS / 2; s > 0; s >>= 1) {
+    if (t < s) tsr_stat_merge_inline(KIND, &part[t], &part[t + s]);
+    __syncthreads();
+  }
+  if (t == 0 && (int)blockIdx.x < nb) out[chunk * out_stride + blockIdx.x] = part[0];
+}
+
+template <bool CHAIN>
+static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
+                               const long long *c, const int *np, tsr_stat *out, long long stride) {
+  switch (kind) {
+  case RED_SUM:
+    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MEAN:
+    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MIN:
+    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  case RED_MAX:
+    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  case RED_VAR:
+    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  default:
+    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    break;
+  }
+}
+
+/* Axis reduction: one thread per element of the partial, walking the reduced
+ * axis in order. */
+__global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long long count,
+                                   tsr_stat *out) {
+  long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (o >= count) return;
+  long long idx[TSR_MAXDIM], rem = o;
+  for (int a = p.ndim - 1; a >= 0; a--) {
+    if (a == axis) continue;
+    idx[a] = b.start[a] + rem % b.extent[a];
+    rem /= b.extent[a];
+  }
+  tsr_stat acc = {0.0, 0.0, 0.0};
+  for (long long k = 0; k < b.extent[axis]; k++) {
+    idx[axis] = b.start[axis] + k;
+    tsr_stat one = {1.0, eval_element(p, idx), 0.0};
+    tsr_stat_merge_inline(kind, &acc, &one);
+  }
+  out[o] = acc;
+}
+
+/* Blocks per chunk: a function of the chunk's size only (determinism). */
+static int parts_for(long long n) {
+  long long nb = (n + 65535) / 65536;
+  return (int)(nb < 1 ? 1 : nb > 1024 ? 1024 : nb);
+}
+
+/* Device scratch for one launch of up to GROUP chunks: the boxes, element
+ * counts and block counts (one device block, dbx/dcnt/dparts, filled by one
+ * copy from its pinned image hbx/hcnt/hparts), and the blocks' partials
+ * (dout, copied back into pinned hout). */
+#define GROUP 64
+#define MAX_PARTS 1024
+#define LAUNCH_IN_BYTES (GROUP * (sizeof(dbox) + sizeof(long long) + sizeof(int)))
+
+struct launch_scratch {
+  int slot; /* in scratch_cache; -1: none */
+  dbox *dbx, *hbx;
+  long long *dcnt, *hcnt;
+  int *dparts, *hparts;
+  tsr_stat *dout, *hout;
+};
+
+/* Launch scratch is cached (cudaMallocHost costs milliseconds): a few sets,
+ * one per host thread working at a time. */
+#define SCRATCH_SETS 32
+static launch_scratch scratch_cache[SCRATCH_SETS];
+static int scratch_busy[SCRATCH_SETS];
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void scratch_destroy(launch_scratch *s) {
+  cudaFree(s->dbx);
+  cudaFreeHost(s->hbx);
+  cudaFree(s->dout);
+  cudaFreeHost(s->hout);
+  memset(s, 0, sizeof *s);
+}
+
+/* Points the counts and block counts into the block that starts with the boxes. */
+static void scratch_split(void *block, dbox **bx, long long **cnt, int **parts) {
+  *bx = (dbox *)block;
+  *cnt = block ? (long long *)(*bx + GROUP) : NULL;
+  *parts = block ? (int *)(*cnt + GROUP) : NULL;
+}
+
+static int scratch_create(launch_scratch *s) {
+  void *din = NULL, *hin = NULL;
+  memset(s, 0, sizeof *s);
+  int st = CUDA_STATUS(cudaMalloc(&din, LAUNCH_IN_BYTES));
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&hin, LAUNCH_IN_BYTES));
+  scratch_split(din, &s->dbx, &s->dcnt, &s->dparts);
+  scratch_split(hin, &s->hbx, &s->hcnt, &s->hparts);
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (st != TSR_OK) scratch_destroy(s);
+  return st;
+}
+
+/* More host threads than sets wait for one: a GPU is kept busy by a few. */
+static pthread_cond_t scratch_free = PTHREAD_COND_INITIALIZER;
+
+static void scratch_release(launch_scratch *s) {
+  if (s->slot < 0) return;
+  pthread_mutex_lock(&scratch_lock);
+  scratch_busy[s->slot] = 0;
+  pthread_cond_signal(&scratch_free);
+  pthread_mutex_unlock(&scratch_lock);
+  s->slot = -1;
+}
+
+static int scratch_alloc(launch_scratch *s) {
+  pthread_mutex_lock(&scratch_lock);
+  int slot = -1;
+  for (;;) {
+    for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
+      if (!scratch_busy[i]) slot = i;
+    if (slot >= 0) break;
+    pthread_cond_wait(&scratch_free, &scratch_lock);
+  }
+  scratch_busy[slot] = 1;
+  pthread_mutex_unlock(&scratch_lock);
+  int st = scratch_cache[slot].dout ? TSR_OK : scratch_create(&scratch_cache[slot]);
+  *s = scratch_cache[slot];
+  s->slot = slot;
+  if (st != TSR_OK) scratch_release(s);
+  return st;
+}
+
+/* --trace: a kernel's device time from CUDA events on this thread's stream. */
+struct kernel_timer {
+  cudaEvent_t ev[2];
+  int on;
+};
+
+static void timer_start(kernel_timer *t) {
+  t->on = tsr_trace_on && cudaEventCreate(&t->ev[0]) == cudaSuccess;
+  if (t->on && cudaEventCreate(&t->ev[1]) != cudaSuccess) {
+    cudaEventDestroy(t->ev[0]);
+    t->on = 0;
+  }
+  if (t->on) cudaEventRecord(t->ev[0], STREAM);
+}
+
+static void timer_stop(kernel_timer *t) {
+  if (t->on) cudaEventRecord(t->ev[1], STREAM);
+}
+
+/* After the host waited for the kernel: its span ends about now (only the
+ * short copy of the partials ran after it) and lasts the events' interval.
+ * Its launch time would place it too early when other work of the thread
+ * (--no-fuse: the chain of operations it reduces) was queued ahead of it. */
+static void timer_end(kernel_timer *t, int ok, tsr_trace_args args) {
+  if (!t->on) return;
+  float ms = 0.0f;
+  if (ok && cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]) == cudaSuccess) {
+    double end = tsr_trace_now();
+    tsr_trace_span(TSR_TRACE_DEVICE, "reduce kernel", TSR_TRACE_TID_DEVICE + tsr_trace_tid(),
+                   end - 1e-3 * ms, end, args);
+  }
+  cudaEventDestroy(t->ev[0]);
+  cudaEventDestroy(t->ev[1]);
+}
+
+/* The launch, its copies and the one wait of reduce_boxes; maxparts: the
+ * stride of the partials. */
+static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, launch_scratch *s,
+                         kernel_timer *t) {
+  dim3 grid((unsigned)maxparts, (unsigned)count);
+  int st =
+      CUDA_STATUS(cudaMemcpyAsync(s->dbx, s->hbx, LAUNCH_IN_BYTES, cudaMemcpyHostToDevice, STREAM));
+  if (st == TSR_OK) {
+    timer_start(t);
+    if (d->chain)
+      launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
+    else
+      launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
+    timer_stop(t);
+    st = CUDA_STATUS(cudaGetLastError());
+  }
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMemcpyAsync(s->hout, s->dout,
+                                     sizeof(tsr_stat) * (size_t)maxparts * (size_t)count,
+                                     cudaMemcpyDeviceToHost, STREAM));
+  /* also on failure: the set's pinned buffers may go to another thread next */
+  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  return st != TSR_OK ? st : ws;
+}
+
+/* Full reductions of up to GROUP boxes (s->hbx[0..count)) in one launch;
+ * out[i] gets box i's partial. Expected effect, per --no-fuse chunk: three
+ * synchronous uploads (each waits for whatever the thread queued before
+ * it) and a 24 KB download become one asynchronous copy each way and the
+ * one wait the host needs for the partials; per fused batch of 64 W1 chunks, the partials copied back shrink
+ * from MAX_PARTS to the 382 blocks used per chunk (1.5 MB to 0.6 MB). The
+ * same partials combined in the same order: the same bits. */
+static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_stat **out,
+                        launch_scratch *s, tsr_progress_fn progress, void *ctx) {
+  int maxparts = 1;
+  long long elems = 0;
+  for (int64_t i = 0; i < count; i++) {
+    s->hcnt[i] = 1;
+    for (int a = 0; a < ndim; a++) s->hcnt[i] *= s->hbx[i].extent[a];
+    s->hparts[i] = parts_for(s->hcnt[i]);
+    if (s->hparts[i] > maxparts) maxparts = s->hparts[i];
+    elems += s->hcnt[i];
+  }
+  kernel_timer t{};
+  int st = reduce_launch(d, kind, count, maxparts, s, &t);
+  /* chunks: batch launches only (--no-fuse's chunk spans count its chunks) */
+  timer_end(&t, st == TSR_OK, tsr_trace_args{-1, progress ? count : 0, elems, 0});
+  if (st != TSR_OK) return st;
+  for (int64_t i = 0; i < count; i++) {
+    out[i][0] = tsr_stat_combine(kind, s->hout + (size_t)maxparts * (size_t)i, s->hparts[i]);
+    if (progress) progress(ctx, s->hcnt[i]);
+  }
+  return TSR_OK;
+}
+
+/* Axis reduction of one box into out (host, count stats): the partials in
+ * pool memory rather than a cudaMalloc/cudaFree per chunk, which
+ * synchronize the device; the copy back is the one wait. */
+static int reduce_axis(const dprog *d, const int64_t *start, const int64_t *extent, int kind,
+                       int axis, tsr_stat *out) {
+  long long count = tsr_partial_count(d->ndim, extent, axis);
+  if (count <= 0) return TSR_OK;
+  double *dev = NULL;
+  TSR_CHECK(tsr_gpu_alloc(sizeof(tsr_stat) * (size_t)(count + 1), &dev));
+  reduce_axis_kernel<<<(unsigned)((count + 127) / 128), 128, 0, STREAM>>>(
+      *d, tsr_gpu_make_box(d->ndim, start, extent), axis, kind, count, (tsr_stat *)dev);
+  int st = CUDA_STATUS(cudaGetLastError());
+  if (st == TSR_OK)
+    st = CUDA_STATUS(cudaMemcpyAsync(out, dev, sizeof(tsr_stat) * (size_t)count,
+                                     cudaMemcpyDeviceToHost, STREAM));
+  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM)); /* before the block goes back */
+  tsr_gpu_release(dev);
+  return st != TSR_OK ? st : ws;
+}
+
+/* Axis reductions of a batch, chunk by chunk, with one upload of the program. */
+static int reduce_chunks_axis(const tsr_reduce_batch *bt) {
+  dprog d;
+  TSR_CHECK(tsr_gpu_prog_upload(bt->prog, &d));
+  int st = TSR_OK;
+  for (int64_t i = 0; i < bt->nchunks && st == TSR_OK && !tsr_interrupted(); i++) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+    tsr_grid_unravel(bt->grid, bt->ids[i], idx);
+    tsr_grid_chunk_box(bt->grid, idx, start, extent);
+    st = reduce_axis(&d, start, extent, bt->kind, bt->axis, bt->out[i]);
+    for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+    if (st == TSR_OK && bt->progress) bt->progress(bt->progress_ctx, n);
+  }
+  int rs = tsr_gpu_prog_release(&d);
+  return st != TSR_OK ? st : rs;
+}
+
+int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
+  tsr_gpu_bind_device();
+  if (bt->axis >= 0) return reduce_chunks_axis(bt);
+  dprog d;
+  launch_scratch s;
+  TSR_CHECK(tsr_gpu_prog_upload(bt->prog, &d));
+  int st = scratch_alloc(&s);
+  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
+       first += GROUP) {
+    int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
+    for (int64_t i = 0; i < count; i++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
+      tsr_grid_unravel(bt->grid, bt->ids[first + i], idx);
+      tsr_grid_chunk_box(bt->grid, idx, start, extent);
+      s.hbx[i] = tsr_gpu_make_box(bt->grid->ndim, start, extent);
+    }
+    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, bt->out + first, &s, bt->progress,
+                      bt->progress_ctx);
+  }
+  scratch_release(&s);
+  int rs = tsr_gpu_prog_release(&d);
+  return st != TSR_OK ? st : rs;
+}
+
+int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
+                       int axis, tsr_stat *out) {
+  tsr_gpu_bind_device();
+  dprog d;
+  TSR_CHECK(tsr_gpu_prog_upload(p, &d));
+  int st = TSR_OK;
+  if (axis >= 0) {
+    st = reduce_axis(&d, start, extent, kind, axis, out);
+  } else {
+    launch_scratch s;
+    st = scratch_alloc(&s);
+    if (st == TSR_OK) {
+      s.hbx[0] = tsr_gpu_make_box(p->ndim, start, extent);
+      st = reduce_boxes(&d, kind, p->ndim, 1, &out, &s, NULL, NULL);
+    }
+    scratch_release(&s);
+  }
+  int rs = tsr_gpu_prog_release(&d);
+  return st != TSR_OK ? st : rs;
+}
+
+size_t tsr_gpu_eval_min_memory(void) { return sizeof(tsr_stat) * MAX_PARTS * GROUP * 2; }
+
+void tsr_gpu_eval_stop(void) {
+  for (int i = 0; i < SCRATCH_SETS; i++)
+    if (scratch_cache[i].dout) scratch_destroy(&scratch_cache[i]);
+}
