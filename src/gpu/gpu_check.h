@@ -38,21 +38,17 @@ static inline int tsr_gpulib_status(int ok, int status, const char *lib, const c
   if (ok) return TSR_OK;
   return tsr_error_set(TSR_ERR_BACKEND, file, line, "%s failed: %s status %d", call, lib, status);
 }
-#define CUBLAS_CHECK_GOTO(st, call, label)                                                  \
-  do {                                                                                      \
-    cublasStatus_t s_ = (call);                                                             \
-    TSR_CHECK_GOTO(st,                                                                      \
-                   tsr_gpulib_status(s_ == CUBLAS_STATUS_SUCCESS, (int)s_, "cuBLAS", #call, \
-                                     __FILE__, __LINE__),                                   \
-                   label);                                                                  \
+/* One check of a call returning a library status of type T that is ok when
+ * equal to OK; then one line per library. */
+#define GPULIB_CHECK_GOTO(st, T, OK, lib, call, label)                                         \
+  do {                                                                                         \
+    T s_ = (call);                                                                             \
+    TSR_CHECK_GOTO(st, tsr_gpulib_status(s_ == (OK), (int)s_, lib, #call, __FILE__, __LINE__), \
+                   label);                                                                     \
   } while (0)
-#define CUSOLVER_CHECK_GOTO(st, call, label)                                                    \
-  do {                                                                                          \
-    cusolverStatus_t s_ = (call);                                                               \
-    TSR_CHECK_GOTO(st,                                                                          \
-                   tsr_gpulib_status(s_ == CUSOLVER_STATUS_SUCCESS, (int)s_, "cuSOLVER", #call, \
-                                     __FILE__, __LINE__),                                       \
-                   label);                                                                      \
-  } while (0)
+#define CUBLAS_CHECK_GOTO(st, call, label) \
+  GPULIB_CHECK_GOTO(st, cublasStatus_t, CUBLAS_STATUS_SUCCESS, "cuBLAS", call, label)
+#define CUSOLVER_CHECK_GOTO(st, call, label) \
+  GPULIB_CHECK_GOTO(st, cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, "cuSOLVER", call, label)
 
 #endif
