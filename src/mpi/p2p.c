@@ -90,8 +90,10 @@ int tsr_p2p_move(const tsr_p2p_piece *x, int64_t nx, int me, int size, int tag) 
   if (!sendn || !recvn || !sbuf || !rbuf || !sends || !recvs)
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for messages");
   for (int64_t i = 0; i < nx && st == TSR_OK; i++) {
-    if (x[i].from == me && x[i].to == me)
-      memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n);
+    if (x[i].from == me && x[i].to == me) {
+      if (x[i].n) memcpy(x[i].dst, x[i].src, sizeof(double) * x[i].n); /* empty: may be NULL */
+    } else if (!x[i].n)
+      continue;
     else if (x[i].from == me)
       sendn[x[i].to] += x[i].n;
     else if (x[i].to == me)
@@ -113,14 +115,14 @@ int tsr_p2p_move(const tsr_p2p_piece *x, int64_t nx, int me, int size, int tag) 
   if (st == TSR_OK) {
     for (int p = 0; p < P; p++) sendn[p] = recvn[p] = 0;
     for (int64_t i = 0; i < nx; i++)
-      if (x[i].from == me && x[i].to != me) {
+      if (x[i].from == me && x[i].to != me && x[i].n) {
         memcpy(sbuf[x[i].to] + sendn[x[i].to], x[i].src, sizeof(double) * x[i].n);
         sendn[x[i].to] += x[i].n;
       }
     if (ns || nr) st = tsr_p2p_exchange(sends, ns, recvs, nr, tag);
   }
   for (int64_t i = 0; i < nx && st == TSR_OK; i++)
-    if (x[i].to == me && x[i].from != me) {
+    if (x[i].to == me && x[i].from != me && x[i].n) {
       memcpy(x[i].dst, rbuf[x[i].from] + recvn[x[i].from], sizeof(double) * x[i].n);
       recvn[x[i].from] += x[i].n;
     }
