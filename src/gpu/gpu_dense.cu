@@ -18,6 +18,12 @@ extern "C" {
 
 #define THREADS 256
 
+/* Blocks of a grid-stride launch over n elements (at most 65536). */
+static unsigned grid_for(long long n) {
+  long long blocks = (n + THREADS - 1) / THREADS;
+  return (unsigned)(blocks < 1 ? 1 : blocks < 65536 ? blocks : 65536);
+}
+
 static int finish(const char *what) {
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
@@ -43,9 +49,7 @@ __global__ static void axpy_kernel(long long n, const double *x, double *y) {
 
 extern "C" int tsr_gpu_axpy(size_t n, const double *x, double *y) {
   tsr_gpu_bind_device();
-  long long blocks = ((long long)n + THREADS - 1) / THREADS;
-  axpy_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), THREADS, 0, cudaStreamPerThread>>>(
-      (long long)n, x, y);
+  axpy_kernel<<<grid_for((long long)n), THREADS, 0, cudaStreamPerThread>>>((long long)n, x, y);
   return finish("y += x");
 }
 
@@ -114,28 +118,24 @@ extern "C" int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double 
   int st = CUDA_STATUS(cudaMemcpyAsync(df, f, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice,
                                        cudaStreamPerThread));
   if (st == TSR_OK) {
-    long long blocks = (m * n + THREADS - 1) / THREADS;
-    scale_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), THREADS, 0, cudaStreamPerThread>>>(
-        m, n, a, df);
+    scale_kernel<<<grid_for(m * n), THREADS, 0, cudaStreamPerThread>>>(m, n, a, df);
     st = finish("column scaling");
   }
   tsr_gpu_release(df);
   return st;
 }
 
-__global__ static void upper_zero_kernel(long long n, long long ld, double *a) {
-  long long total = n * n;
+__global__ static void upper_zero_kernel(long long rows, long long cols, long long ld, double *a) {
+  long long total = rows * cols;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
        e += (long long)gridDim.x * blockDim.x) {
-    long long col = e / n, row = e % n;
+    long long col = e / rows, row = e % rows;
     if (row < col) a[col * ld + row] = 0.0;
   }
 }
 
-int tsr_gpu_upper_zero(int64_t n, int64_t ld, double *a) {
-  long long blocks = (n * n + THREADS - 1) / THREADS;
-  upper_zero_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), THREADS, 0,
-                      cudaStreamPerThread>>>(n, ld, a);
+int tsr_gpu_upper_zero(int64_t rows, int64_t cols, int64_t ld, double *a) {
+  upper_zero_kernel<<<grid_for(rows * cols), THREADS, 0, cudaStreamPerThread>>>(rows, cols, ld, a);
   CUDA_CHECK(cudaGetLastError());
   return TSR_OK;
 }
@@ -148,9 +148,7 @@ __global__ static void identity_kernel(long long n, double *a) {
 }
 
 int tsr_gpu_identity(int64_t n, double *a) {
-  long long blocks = (n * n + THREADS - 1) / THREADS;
-  identity_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), THREADS, 0, cudaStreamPerThread>>>(
-      n, a);
+  identity_kernel<<<grid_for(n * n), THREADS, 0, cudaStreamPerThread>>>(n, a);
   CUDA_CHECK(cudaGetLastError());
   return TSR_OK;
 }

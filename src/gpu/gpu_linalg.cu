@@ -296,7 +296,7 @@ static int cholqr_pass(handles *h, int64_t m, int64_t n, double *x, double *g, d
     if (st != TSR_OK) return st;
     if (!(lo > 0) || hi > 1e4 * lo) return TSR_OK;
   }
-  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, g), done); /* the product L1 L2 reads all of L */
+  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, n, g), done); /* the product L1 L2 reads all of L */
   TSR_CHECK_GOTO(st, apply_inverse(h, defer ? 0 : m, n, x, g, linv, tmp), done);
   *ok = 1;
 done:
@@ -342,7 +342,7 @@ static int cholqr2(handles *h, int64_t m, int64_t n, const double *a, double *q,
                                   CUBLAS_DIAG_NON_UNIT, (int)n, (int)n, &one, g1, (int)n, g2,
                                   (int)n, r, (int)n),
                     done);
-  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, r), done);
+  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, n, r), done);
   st = sync_stream();
 done:
   if (st != TSR_OK) *ok = 0;
@@ -382,7 +382,7 @@ static int householder(handles *h, int64_t m, int64_t n, const double *a, double
   /* R: the top kk rows, row-major (kk x n) = column-major n x kk; the
    * reflectors below the diagonal are zeroed (column-major upper part). */
   TSR_CHECK_GOTO(st, transpose(h, kk, n, d_c, m, r), done);
-  if (kk == n) TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, r), done);
+  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, kk, n, r), done);
   CUSOLVER_CHECK_GOTO(st,
                       L.cusolverDnDorgqr(h->solver, (int)m, (int)kk, (int)kk, d_c, (int)m, d_tau,
                                          d_work, lwork, d_info),
@@ -399,13 +399,6 @@ done:
   tsr_gpu_release(d_c), tsr_gpu_release(d_tau), tsr_gpu_release(d_work);
   tsr_gpu_release((double *)d_info);
   return st;
-}
-
-/* Zeros below the diagonal of a row-major kk x n R with kk < n (wide). */
-__global__ static void wide_lower_zero(long long kk, long long n, double *r) {
-  long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= kk * n) return;
-  if (e % n < e / n) r[e] = 0.0;
 }
 
 extern "C" int tsr_gpu_qr_deferred(int64_t m, int64_t n, const double *a, double *q, double *r,
@@ -430,14 +423,7 @@ extern "C" int tsr_gpu_qr(int64_t m, int64_t n, const double *a, double *q, doub
     TSR_CHECK(cholqr2(h, m, n, a, q, r, NULL, &ok));
     if (ok) return TSR_OK;
   }
-  TSR_CHECK(householder(h, m, n, a, q, r));
-  int64_t kk = min64(m, n);
-  if (kk < n && kk > 0) {
-    wide_lower_zero<<<(unsigned)((kk * n + 255) / 256), 256, 0, cudaStreamPerThread>>>(kk, n, r);
-    CUDA_CHECK(cudaGetLastError());
-    return sync_stream();
-  }
-  return TSR_OK;
+  return householder(h, m, n, a, q, r);
 }
 
 /* ---- SVD ------------------------------------------------------------------- */

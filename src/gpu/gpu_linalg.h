@@ -27,9 +27,10 @@ int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, d
 int tsr_gpu_axpy(size_t n, const double *x, double *y);
 int tsr_gpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
 int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
-/* Zeros the strict upper triangle of the column-major n x n a (ld ld), on
- * this thread's stream, without waiting (CholeskyQR's factors). */
-int tsr_gpu_upper_zero(int64_t n, int64_t ld, double *a);
+/* Zeros the strict upper triangle (row < column) of the column-major rows x
+ * cols a (ld ld), on this thread's stream, without waiting: CholeskyQR's
+ * factors, and R below its diagonal (row-major kk x n is column-major n x kk). */
+int tsr_gpu_upper_zero(int64_t rows, int64_t cols, int64_t ld, double *a);
 /* The n x n identity into a, on this thread's stream, without waiting. */
 int tsr_gpu_identity(int64_t n, double *a);
 /* Destroys the cuSOLVER/cuBLAS handles (backend teardown). */

@@ -117,6 +117,12 @@ for v in e_svd e_qr; do
 done
 expect_close "$(cat o_u_gpu)" 40 1e-12 "||U^T U||_F^2 with the CUDA kernels"
 expect_close "$(cat gram_gpu)" "$(cat gram_cpu)" 1e-12 "x.T @ x with the CUDA kernels"
+# Blocks with fewer rows than columns take the Householder path with a wide
+# R (zeros below its diagonal): the same singular values and |R| as LAPACK's.
+for e in 'sum(svd(normal(0, 1, (30, 70), chunks=(10, 70), seed=4))[1])' \
+         'sum(abs(qr(normal(0, 1, (30, 70), chunks=(10, 70), seed=4))[1]))'; do
+  expect_close "$(gpu "$e")" "$(cpu "$e")" 1e-12
+done
 
 # Device-resident linear algebra: the SVD of a persisted 200000 x 100 matrix
 # (160 MB) copies no block to the host, only s and vt (80 kB) come down;
