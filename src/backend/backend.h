@@ -234,7 +234,8 @@ int tsr_be_axpy(const tsr_backend_ops *be, size_t n, const double *x, double *y)
 int tsr_be_col_absmax(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a,
                       tsr_colmax *out);
 int tsr_be_scale_cols(const tsr_backend_ops *be, int64_t m, int64_t n, double *a, const double *f);
-/* qr_deferred where the backend has it, else qr (then *has_c = 0). */
+/* Whether the backend has qr_deferred (for m >= n; see the ops table). */
+int tsr_be_has_qr_deferred(const tsr_backend_ops *be);
 int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
                        double *r, double *c, int *has_c);
 

@@ -189,3 +189,11 @@ void tsr_set_float(tsr_value *out, double f) {
   out->kind = V_FLOAT;
   out->f = f;
 }
+
+int tsr_arg_array(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_node **out) {
+  if (a->v[i].kind != V_ARRAY)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_TYPE, "%s needs an array, got %s", what,
+                         tsr_value_type_name(&a->v[i]));
+  *out = a->v[i].arr;
+  return TSR_OK;
+}

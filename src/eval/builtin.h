@@ -57,6 +57,9 @@ int tsr_arg_chunk_axis(tsr_ctx *c, const ast_node *at, const tsr_value *e, int a
 /* axis=: None -> -1 (all axes); negative counts from the end. */
 int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis);
 
+/* Argument i as an array: "WHAT needs an array, got TYPE" at it otherwise. */
+int tsr_arg_array(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_node **out);
+
 /* A number as a 0-d array of dtype like; an array as itself. */
 int tsr_as_array(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like,
                  tsr_node **out);

@@ -207,17 +207,15 @@ int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 int tsr_b_persist(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                   tsr_value *out) {
   (void)def;
-  if (a->v[0].kind != V_ARRAY)
-    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "persist needs an array, got %s",
-                         tsr_value_type_name(&a->v[0]));
+  tsr_node *x, *n;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "persist", &x));
   char label[48];
   const ast_node *at = a->at[0];
   if (at && at->kind == AST_NAME && at->str)
     snprintf(label, sizeof label, "persist(%.32s)", at->str);
   else
     snprintf(label, sizeof label, "persist() at %d:%d", call->line, call->col);
-  tsr_node *n;
-  TSR_CHECK(tsr_node_persist(a->v[0].arr, label, &n));
+  TSR_CHECK(tsr_node_persist(x, label, &n));
   tsr_set_array(out, n);
   return TSR_OK;
 }

@@ -214,10 +214,8 @@ int tsr_b_rechunk(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
                   tsr_value *out) {
   (void)def;
   (void)call;
-  if (a->v[0].kind != V_ARRAY)
-    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "rechunk needs an array, got %s",
-                         tsr_value_type_name(&a->v[0]));
-  tsr_node *x = a->v[0].arr, *n = NULL;
+  tsr_node *x, *n = NULL;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "rechunk", &x));
   /* Rechunking twice moves the data once: the values are the same. */
   while (x->kind == N_RECHUNK) x = x->in[0];
   tsr_grid g;

@@ -56,10 +56,9 @@ static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_value
 int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out) {
   (void)def;
-  if (a->v[0].kind != V_ARRAY)
-    return tsr_ctx_error(c, a->at[0], TSR_ERR_TYPE, "transpose needs an array, got %s",
-                         tsr_value_type_name(&a->v[0]));
-  return transpose_node(c, call, a->v[0].arr, out);
+  tsr_node *x;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "transpose", &x));
+  return transpose_node(c, call, x, out);
 }
 
 static void shape_text(const tsr_grid *g, char *buf, size_t n) {

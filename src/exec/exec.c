@@ -149,10 +149,8 @@ int tsr_exec_holds(const tsr_exec *ex, const tsr_node *n) {
 static double held_bytes_of(const tsr_node *n, int q, int size) {
   double b = 0;
   for (int64_t c = q; c < tsr_grid_count(&n->grid); c += size) {
-    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
-    tsr_grid_unravel(&n->grid, c, idx);
-    tsr_grid_chunk_box(&n->grid, idx, start, extent);
-    b += 8.0 * (double)tsr_elems_of(n->grid.ndim, extent);
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+    b += 8.0 * (double)tsr_grid_chunk_at(&n->grid, c, start, extent);
   }
   return b;
 }
@@ -217,21 +215,10 @@ static int check_hold(tsr_exec *ex, tsr_node *n) {
                    already);
 }
 
-typedef struct persist_ctx {
-  double **chunks;
-  double bytes;
-  const tsr_grid *g;
-} persist_ctx;
-
-static int persist_take(void *vctx, int64_t n, const int64_t *ids, double **bufs) {
-  persist_ctx *c = vctx;
+int tsr_exec_take_chunks(void *chunks, int64_t n, const int64_t *ids, double **bufs) {
   for (int64_t i = 0; i < n; i++) {
-    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
-    tsr_grid_unravel(c->g, ids[i], idx);
-    tsr_grid_chunk_box(c->g, idx, start, extent);
-    c->chunks[ids[i]] = bufs[i];
+    ((double **)chunks)[ids[i]] = bufs[i];
     bufs[i] = NULL;
-    c->bytes += 8.0 * (double)tsr_elems_of(c->g->ndim, extent);
   }
   return TSR_OK;
 }
@@ -239,15 +226,15 @@ static int persist_take(void *vctx, int64_t n, const int64_t *ids, double **bufs
 int tsr_exec_persist(tsr_exec *ex, tsr_node *n) {
   if (n->held || n->value) return TSR_OK;
   int64_t total = tsr_grid_count(&n->grid);
-  persist_ctx c = {calloc((size_t)total + 1, sizeof(double *)), 0, &n->grid};
-  int st = tsr_agree(c.chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
-  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n, persist_take, &c);
+  double **chunks = calloc((size_t)total + 1, sizeof(double *));
+  int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
+  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n, tsr_exec_take_chunks, chunks);
   if (st == TSR_OK) {
-    tsr_node_hold(n, c.chunks, c.bytes, tsr_exec_held_free, ex->be);
+    tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
     return TSR_OK;
   }
-  for (int64_t i = 0; c.chunks && i < total; i++) tsr_be_release(ex->be, c.chunks[i]);
-  free(c.chunks);
+  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
+  free(chunks);
   return st;
 }
 

@@ -76,6 +76,10 @@ int tsr_exec_move(tsr_exec *ex, const tsr_p2p_piece *x, int64_t nx, int tag);
  * (tsr_node_hold's, with the backend as its context). */
 void tsr_exec_held_free(const void *be, double *chunk);
 
+/* A consumer of tsr_stage_waves_be (stage.h) that keeps every chunk it is
+ * handed: chunks is a double ** indexed by chunk id, which takes them over. */
+int tsr_exec_take_chunks(void *chunks, int64_t n, const int64_t *ids, double **bufs);
+
 /* node->value on every rank from the chunks each rank computed: ids[i] is
  * one of this rank's chunks of node's grid, bufs[i] its row-major values.
  * Collective. */

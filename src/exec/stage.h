@@ -81,15 +81,10 @@ typedef struct tsr_stage_box {
 } tsr_stage_box;
 
 /* Evaluates node over every box of the list (the same list on every rank),
- * each on its rank: out[k] receives a malloc'ed row-major host copy of this
- * rank's k-th box (in list order; the caller frees them). Fused, through the
- * node's program and its staged leaves (collective); with --no-fuse each
- * rank materializes its own boxes. */
-int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
-                    double **out);
-
-/* tsr_stage_boxes into backend memory: dev[k] (the caller releases them
- * with tsr_be_release). Collective. */
+ * each on its rank: dev[k] receives this rank's k-th box (in list order) in
+ * backend memory (the caller releases them with tsr_be_release). Fused,
+ * through the node's program and its staged leaves (collective); with
+ * --no-fuse each rank materializes its own boxes. */
 int tsr_stage_boxes_be(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
                        double **dev);
 

@@ -3,7 +3,7 @@
  * and evaluates its next few chunks, so memory stays bounded and every rank
  * makes the same collective calls in the same order; and the consumers of
  * waves: staged reductions, small results, saves (tsr_stage_waves) and
- * lists of boxes (tsr_stage_boxes, matmul's operands). The plan of each
+ * lists of boxes (tsr_stage_boxes_be, matmul's operands). The plan of each
  * wave is plan/plan.h's.
  */
 #include "exec/stage.h"
@@ -273,33 +273,6 @@ int tsr_stage_boxes_be(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *
       dev[j] = NULL;
     }
   free(tasks);
-  return st;
-}
-
-int tsr_stage_boxes(tsr_exec *ex, const tsr_node *node, const tsr_stage_box *boxes, int64_t n,
-                    double **out) {
-  int nd = node->grid.ndim;
-  int64_t nmine = 0;
-  for (int64_t t = 0; t < n; t++) nmine += boxes[t].rank == ex->rank;
-  double **dev = calloc((size_t)nmine + 1, sizeof(double *));
-  int st = dev ? tsr_stage_boxes_be(ex, node, boxes, n, dev)
-               : tsr_agree(TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging boxes"));
-  for (int64_t t = 0, j = 0; t < n && j < nmine; t++) {
-    if (boxes[t].rank != ex->rank) continue;
-    size_t cnt = (size_t)tsr_elems_of(nd, boxes[t].extent);
-    out[j] = NULL;
-    if (st == TSR_OK && !(out[j] = malloc(sizeof(double) * (cnt + 1))))
-      st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a box of %zu values", cnt);
-    if (st == TSR_OK) st = tsr_be_download(ex->be, dev[j], out[j], cnt);
-    if (dev) tsr_be_release(ex->be, dev[j]);
-    j++;
-  }
-  if (st != TSR_OK)
-    for (int64_t j = 0; j < nmine; j++) {
-      free(out[j]);
-      out[j] = NULL;
-    }
-  free(dev);
   return st;
 }
 

@@ -137,9 +137,8 @@ static int local_tasks(const tsr_exec *ex, const tsr_leaf *L, const tsr_node *sr
 
 /* Leaf l (of this rank's copy) reads held chunk c of x in place. */
 static void local_leaf(const tsr_node *x, int64_t c, tsr_leaf *l) {
-  int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
-  tsr_grid_unravel(&x->grid, c, idx);
-  tsr_grid_chunk_box(&x->grid, idx, start, extent);
+  int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  tsr_grid_chunk_at(&x->grid, c, start, extent);
   tsr_leaf_to_chunk(l, start, extent, x->held[c]);
 }
 
@@ -336,15 +335,7 @@ int tsr_stage_xfer(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task
 /* The held chunk *c of node x holding all of region g (an error when g
  * spans chunks or the chunk is not here). */
 static int held_chunk(const tsr_node *x, const tsr_region *g, int64_t *c) {
-  const tsr_grid *G = &x->grid;
-  int64_t idx[TSR_MAXDIM];
-  for (int d = 0; d < G->ndim; d++) {
-    idx[d] = tsr_grid_find(G, d, g->lo[d]);
-    int64_t last = g->lo[d] + g->stride[d] * (g->count[d] - 1);
-    if (idx[d] < 0 || last >= G->starts[d][idx[d] + 1])
-      return TSR_ERROR(TSR_ERR_INTERNAL, "a box spans held chunks");
-  }
-  *c = tsr_grid_ravel(G, idx);
+  if (!inside_one_chunk(x, g, c)) return TSR_ERROR(TSR_ERR_INTERNAL, "a box spans held chunks");
   if (!x->held[*c])
     return TSR_ERROR(TSR_ERR_INTERNAL, "held chunk %lld is not on this rank", (long long)*c);
   return TSR_OK;
@@ -358,7 +349,7 @@ static int stage_held_task(tsr_phase *ph, const tsr_leaf *l, int i, const tsr_ta
   tsr_region g;
   tsr_leaf_region(l, &task->box, &g);
   int64_t n = tsr_elems_of(l->base_ndim, g.count), c = -1;
-  if (n == 0) { /* nothing is read: any chunk of this rank's will do */
+  if (n == 0) { /* an empty piece reads nothing */
     tsr_leaf_to_data(&u->prog.leaves[i], &g, NULL);
     return TSR_OK;
   }

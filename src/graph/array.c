@@ -256,9 +256,14 @@ int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out) {
   return TSR_OK;
 }
 
-void tsr_node_hold(tsr_node *n, double **chunks, double bytes,
-                   void (*release)(const void *ctx, double *chunk), const void *ctx) {
+void tsr_node_hold(tsr_node *n, double **chunks, void (*release)(const void *ctx, double *chunk),
+                   const void *ctx) {
   tsr_node_release_held(n);
+  double bytes = 0;
+  for (int64_t c = 0, nc = tsr_grid_count(&n->grid); c < nc; c++) {
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+    if (chunks[c]) bytes += 8.0 * (double)tsr_grid_chunk_at(&n->grid, c, start, extent);
+  }
   n->held = chunks;
   n->held_bytes = bytes;
   n->held_free = release;

@@ -106,9 +106,9 @@ const char *tsr_red_name(int kind);
 /* n's chunks (indexed by chunk id of its grid; this rank's own, NULL for
  * the others) become its held chunks: the array is taken over, and each
  * chunk is released with release(ctx, chunk) (the backend's memory; NULL:
- * free()). bytes: their size on this rank. */
-void tsr_node_hold(tsr_node *n, double **chunks, double bytes,
-                   void (*release)(const void *ctx, double *chunk), const void *ctx);
+ * free()). Their bytes on this rank are counted here. */
+void tsr_node_hold(tsr_node *n, double **chunks, void (*release)(const void *ctx, double *chunk),
+                   const void *ctx);
 
 /* Frees n's held chunks (n->held), if any. */
 void tsr_node_release_held(tsr_node *n);

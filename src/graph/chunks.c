@@ -319,6 +319,14 @@ void tsr_grid_chunk_box(const tsr_grid *g, const int64_t *idx, int64_t *start, i
   }
 }
 
+int64_t tsr_grid_chunk_at(const tsr_grid *g, int64_t c, int64_t *start, int64_t *extent) {
+  int64_t idx[TSR_MAXDIM], n = 1;
+  tsr_grid_unravel(g, c, idx);
+  tsr_grid_chunk_box(g, idx, start, extent);
+  for (int a = 0; a < g->ndim; a++) n *= extent[a];
+  return n;
+}
+
 /* Returns -1 for an index outside [0, shape[axis]). */
 int64_t tsr_grid_find(const tsr_grid *g, int axis, int64_t index) {
   if (index < 0 || index >= g->shape[axis]) return -1;

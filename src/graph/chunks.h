@@ -51,6 +51,8 @@ int64_t tsr_grid_ravel(const tsr_grid *g, const int64_t *idx);
 
 /* Element box of a chunk: start[a] and extent[a] for each axis. */
 void tsr_grid_chunk_box(const tsr_grid *g, const int64_t *idx, int64_t *start, int64_t *extent);
+/* The same for linear chunk c; returns its number of elements. */
+int64_t tsr_grid_chunk_at(const tsr_grid *g, int64_t c, int64_t *start, int64_t *extent);
 
 /* Number of the chunk of axis `axis` that holds element `index` (binary search). */
 int64_t tsr_grid_find(const tsr_grid *g, int axis, int64_t index);

@@ -50,21 +50,14 @@ static int set_value(tsr_node *n, const double *v, int64_t size) {
   return TSR_OK;
 }
 
-/* The box of chunk c of g. */
-static int64_t chunk_box(const tsr_grid *g, int64_t c, int64_t *start, int64_t *extent) {
-  int64_t idx[TSR_MAXDIM];
-  tsr_grid_unravel(g, c, idx);
-  tsr_grid_chunk_box(g, idx, start, extent);
-  return tsr_elems_of(g->ndim, extent);
-}
-
 /* float32 results: this rank's chunks rounded (through a host copy where
  * the backend's memory is a device's: float32 linear algebra is rare). */
 static int round_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
   int host = tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY, st = TSR_OK;
   for (int64_t c = 0; c < tsr_grid_count(&o->grid) && st == TSR_OK; c++) {
     if (!chunks[c]) continue;
-    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = chunk_box(&o->grid, c, start, extent);
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM],
+        cnt = tsr_grid_chunk_at(&o->grid, c, start, extent);
     double *h = host ? chunks[c] : malloc(sizeof(double) * (size_t)(cnt + 1));
     if (!h) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory rounding a result");
     if (!host) st = tsr_be_download(ex->be, chunks[c], h, (size_t)cnt);
@@ -79,12 +72,7 @@ static int round_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
  * own, NULL for the others) become o's held chunks (the array is taken
  * over, and released with the backend). */
 static int hold_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
-  double bytes = 0;
-  for (int64_t c = 0; c < tsr_grid_count(&o->grid); c++) {
-    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
-    if (chunks[c]) bytes += 8.0 * (double)chunk_box(&o->grid, c, start, extent);
-  }
-  tsr_node_hold(o, chunks, bytes, tsr_exec_held_free, ex->be);
+  tsr_node_hold(o, chunks, tsr_exec_held_free, ex->be);
   return o->dtype == TSR_F32 ? round_chunks(ex, o, chunks) : TSR_OK;
 }
 
@@ -96,7 +84,8 @@ static int gather_held(tsr_exec *ex, tsr_node *o) {
   double **bufs = calloc((size_t)(total / ex->size + 1), sizeof(double *));
   int st = ids && bufs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
   for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size, n++) {
-    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM], cnt = chunk_box(&o->grid, c, start, extent);
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM],
+        cnt = tsr_grid_chunk_at(&o->grid, c, start, extent);
     ids[n] = c;
     bufs[n] = malloc(sizeof(double) * (size_t)(cnt + 1));
     st = bufs[n] ? tsr_be_download(ex->be, o->held[c], bufs[n], (size_t)cnt)
@@ -119,19 +108,6 @@ static int finish_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
 
 /* ---- qr / svd ------------------------------------------------------------ */
 
-typedef struct blocks_ctx {
-  double **blocks;
-} blocks_ctx;
-
-static int take_wave(void *vctx, int64_t n, const int64_t *ids, double **bufs) {
-  blocks_ctx *c = vctx;
-  for (int64_t i = 0; i < n; i++) {
-    c->blocks[ids[i]] = bufs[i];
-    bufs[i] = NULL;
-  }
-  return TSR_OK;
-}
-
 /* This rank's row blocks of x in backend memory (blocks[b] for b owned,
  * NULL otherwise); *borrowed: they are x's held chunks, read in place. */
 static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowed) {
@@ -151,8 +127,7 @@ static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowe
     }
     return TSR_OK;
   }
-  blocks_ctx c = {blocks};
-  return tsr_stage_waves_be(ex, x, take_wave, &c);
+  return tsr_stage_waves_be(ex, x, tsr_exec_take_chunks, blocks);
 }
 
 static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {

@@ -125,16 +125,29 @@ static int gemm(const tsr_tsqr_plan *pl, int64_t m, int64_t n, int64_t k, const 
 }
 
 /* Thin QR of a (m x n): q (m x r) and r (r x n, upper triangular), r = min(m, n).
- * in_place: a is the caller's to give up (q becomes a when m >= n). */
+ * in_place: a is the caller's to give up (q becomes a when m >= n). c (the
+ * leaves; NULL for the tree's nodes): where the backend has qr_deferred and
+ * m >= n, q may come with a correction *c (Q = q c; else *c is NULL):
+ * CholeskyQR2's second pass is then applied to the small matrix of the
+ * down-sweep instead of to the block's m rows. */
 static int qr_local(const tsr_tsqr_plan *pl, int64_t m, int64_t n, double *a, int in_place,
-                    double **q, double **r) {
+                    double **q, double **r, double **c) {
   int64_t kk = min64(m, n);
+  int defer = c && m >= n && tsr_be_has_qr_deferred(pl->be), has_c = 0;
   *q = *r = NULL;
+  if (c) *c = NULL;
   in_place = in_place && m >= n;
   int st = in_place ? TSR_OK : balloc(pl, m * kk, q);
   if (st == TSR_OK) st = balloc(pl, kk * n, r);
   if (in_place) *q = a;
-  if (st == TSR_OK) st = tsr_be_qr(pl->be, m, n, a, *q, *r);
+  if (st == TSR_OK && defer) st = balloc(pl, n * n, c);
+  if (st == TSR_OK)
+    st = defer ? tsr_be_qr_deferred(pl->be, m, n, a, *q, *r, *c, &has_c)
+               : tsr_be_qr(pl->be, m, n, a, *q, *r);
+  if (c && (st != TSR_OK || !has_c)) {
+    bfree(pl, *c);
+    *c = NULL;
+  }
   if (st != TSR_OK) {
     if (!in_place) bfree(pl, *q);
     bfree(pl, *r);
@@ -169,31 +182,6 @@ static void tree_free(tree *t) {
   free(t->rleaf), free(t->qleaf), free(t->cleaf), free(t->r);
 }
 
-/* A leaf's QR (m >= n): q may come with a deferred correction c (Q = q c,
- * the backend's qr_deferred: CholeskyQR2's second pass is then applied to
- * the small matrix of the down-sweep instead of to the block's m rows). */
-static int qr_leaf(const tsr_tsqr_plan *pl, int64_t m, int64_t n, double *a, int in_place,
-                   double **q, double **r, double **c) {
-  if (m < n) return qr_local(pl, m, n, a, in_place, q, r);
-  int has_c = 0;
-  *q = in_place ? a : NULL;
-  *r = *c = NULL;
-  int st = in_place ? TSR_OK : balloc(pl, m * n, q);
-  if (st == TSR_OK) st = balloc(pl, n * n, r);
-  if (st == TSR_OK) st = balloc(pl, n * n, c);
-  if (st == TSR_OK) st = tsr_be_qr_deferred(pl->be, m, n, a, *q, *r, *c, &has_c);
-  if (st != TSR_OK || !has_c) {
-    bfree(pl, *c);
-    *c = NULL;
-  }
-  if (st != TSR_OK) {
-    if (!in_place) bfree(pl, *q);
-    bfree(pl, *r);
-    *q = *r = NULL;
-  }
-  return st;
-}
-
 /* The leaves of this rank in parallel (the backends' kernels are safe to
  * call from several threads; the CPU's use one BLAS thread each). */
 static int tree_leaves(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
@@ -202,8 +190,8 @@ static int tree_leaves(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t b = pl->rank; b < t->nb; b += pl->size) {
     if (tsr_workers_stop(&w)) continue;
-    int st = qr_leaf(pl, pl->rows[b], t->n, blocks[b], pl->take_blocks, &t->qleaf[b], &t->r[b],
-                     &t->cleaf[b]);
+    int st = qr_local(pl, pl->rows[b], t->n, blocks[b], pl->take_blocks, &t->qleaf[b], &t->r[b],
+                      &t->cleaf[b]);
     if (st == TSR_OK && pl->take_blocks) { /* factored in place, or no longer needed */
       if (t->qleaf[b] != blocks[b]) bfree(pl, blocks[b]);
       blocks[b] = NULL;
@@ -234,7 +222,7 @@ static int stack_pair(const tsr_tsqr_plan *pl, tree *t, int L, int64_t i, int64_
   int st = balloc(pl, rows * n, &stack);
   if (st == TSR_OK) st = tsr_be_copy(pl->be, t->r[i], stack, (size_t)(ri * n));
   if (st == TSR_OK) st = tsr_be_copy(pl->be, in, stack + ri * n, (size_t)(rj * n));
-  if (st == TSR_OK) st = qr_local(pl, rows, n, stack, 1, &t->qn[L][i], &r2);
+  if (st == TSR_OK) st = qr_local(pl, rows, n, stack, 1, &t->qn[L][i], &r2, NULL);
   if (t->qn[L][i] != stack) bfree(pl, stack);
   bfree(pl, t->r[i]);
   t->r[i] = r2;
