@@ -86,16 +86,17 @@ run_suite() { # name, CUDA_VISIBLE_DEVICES
   grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR):' "$logs/check-$name.log" | tee -a "$summary" || true
   cp test-suite.log "$logs/test-suite-$name.log" 2>/dev/null || true
 }
+# Python packages the node lacks (scikit-learn for the GLM tests, dask for the
+# peers) may come as wheels in .whl/: installed before the suite.
+if [ -d "$here/.whl" ] && ls "$here"/.whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/tessera-site "$here"/.whl/*.whl && export PYTHONPATH=/tmp/tessera-site${PYTHONPATH:+:$PYTHONPATH}
+fi
 if [ "$suite" = 1 ]; then
   run_suite 1gpu 0
   if [ "$ngpu" -ge 2 ]; then run_suite 2gpu 0,1; else note "one GPU: the 2-GPU suite is not run"; fi
 fi
 
-# Peers the node's Python lacks (dask) may come as wheels in .whl/.
-if [ -d "$here/.whl" ] && ls "$here"/.whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/tessera-site "$here"/.whl/*.whl && export PYTHONPATH=/tmp/tessera-site${PYTHONPATH:+:$PYTHONPATH}
-fi
 if [ "$bench" = 1 ] && [ -x bench/gpu_bench.sh ]; then
   note "== benchmarks"
   TESSERA=$PWD/tessera bench/gpu_bench.sh $bench_args 2>&1 | tee "$logs/bench.log" | tail -40 | tee -a "$summary" || status=1

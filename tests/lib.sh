@@ -150,6 +150,21 @@ need_numpy() {
   skip "$_why"
 }
 
+# need_sklearn: sets PYSK to a python3 that imports scikit-learn, numpy and
+# h5py (the GLM oracles), or skips the test; in CI their absence fails it.
+need_sklearn() {
+  PYSK=""
+  for _py in python3 /usr/bin/python3; do
+    if command -v "$_py" >/dev/null 2>&1 && "$_py" -c 'import sklearn, h5py, numpy' 2>/dev/null; then
+      PYSK=$_py
+      return 0
+    fi
+  done
+  _why="no python3 imports scikit-learn, numpy and h5py (apt-get install python3-sklearn python3-h5py)"
+  [ "${CI:-}" != true ] || fail "$_why: CI must run this test"
+  skip "$_why"
+}
+
 # ---- comparing ------------------------------------------------------------
 
 # expect_eq ACTUAL EXPECTED [WHAT]: identical text.

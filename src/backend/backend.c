@@ -11,7 +11,7 @@
 
 #include "util/error.h"
 
-const char tsr_be_fault_ops[] = "qr svd gemm eval_box reduce_box reduce_chunks";
+const char tsr_be_fault_ops[] = "qr svd gemm glm_pass eval_box reduce_box reduce_chunks";
 
 /* The op TESSERA_FAULT names ("" when none): set once by tsr_be_setup,
  * before any worker runs, and only read afterwards. */
@@ -188,6 +188,14 @@ int tsr_be_qr(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, 
   double t0 = DENSE_T0;
   int st = be->qr(m, n, a, q, r);
   dense_done("qr", t0);
+  return st;
+}
+
+int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass) {
+  BE_NEED(be, glm_pass);
+  double t0 = DENSE_T0;
+  int st = be->glm_pass(pass);
+  dense_done("glm_pass", t0);
   return st;
 }
 

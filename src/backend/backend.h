@@ -70,6 +70,37 @@ typedef struct tsr_colmax {
   double sign;
 } tsr_colmax;
 
+/* One row block of a GLM data pass (glm_pass below). */
+typedef struct tsr_glm_block {
+  const double *x;    /* rows x p, row-major, in backend memory */
+  const double *y;    /* rows responses, in backend memory */
+  int64_t rows;
+  const double *beta; /* host memory: p coefficients, then the intercept */
+  double *out;        /* host memory: tsr_glm_out_len(p, what) values */
+} tsr_glm_block;
+
+/* What a GLM data pass computes per block, with eta_i = x_i . beta[0..p-1]
+ * + beta[p] and the family's loss, residual r and weight w (kernel/glm.h):
+ *   TSR_GLM_LOSS: out[0] = the sum of the losses;
+ *   TSR_GLM_GRAD: and out[1 .. p+1] = [X 1]^T r (the intercept's last);
+ *   TSR_GLM_HESS: and out[p+2 ..] = [X 1]^T W [X 1], (p+1) x (p+1) row-major;
+ *   TSR_GLM_CHECK: out[0] = the first row of x holding a NaN or an inf,
+ *     out[1] = the first row whose y the family does not accept (-1: none). */
+enum { TSR_GLM_LOSS, TSR_GLM_GRAD, TSR_GLM_HESS, TSR_GLM_CHECK };
+
+static inline int64_t tsr_glm_out_len(int64_t p, int what) {
+  int64_t q = p + 1;
+  return what == TSR_GLM_CHECK ? 2 : what == TSR_GLM_LOSS ? 1 : what == TSR_GLM_GRAD ? 1 + q : 1 + q + q * q;
+}
+
+typedef struct tsr_glm_pass {
+  int family; /* tsr_glm_family (kernel/glm.h) */
+  int what;   /* TSR_GLM_* above */
+  int64_t p;
+  int64_t nblocks;
+  const tsr_glm_block *blocks;
+} tsr_glm_pass;
+
 /* Capabilities (the caps op; fixed once setup has run). */
 enum {
   TSR_BE_HOST_MEMORY = 1u << 0, /* alloc returns host memory: MPI and memcpy read it as it is */
@@ -158,6 +189,11 @@ typedef struct tsr_backend_ops {
   int (*scale_cols)(int64_t m, int64_t n, double *a, const double *f);
   int (*qr_deferred)(int64_t m, int64_t n, const double *a, double *q, double *r, double *c,
                      int *has_c);
+  /* glm_pass: one data pass of a GLM fit over row blocks (tsr_glm_pass):
+   * each block's sums in a fixed order, so that a block gives the same bits
+   * whichever rank or thread computes it and whatever else is in the pass.
+   * Called from one thread at a time. */
+  int (*glm_pass)(const tsr_glm_pass *pass);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -238,6 +274,7 @@ int tsr_be_scale_cols(const tsr_backend_ops *be, int64_t m, int64_t n, double *a
 int tsr_be_has_qr_deferred(const tsr_backend_ops *be);
 int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
                        double *r, double *c, int *has_c);
+int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass);
 
 /* Values copied between backend memory and host memory since setup, by
  * download and upload (both 0 for backends whose memory is host memory:

@@ -1,6 +1,6 @@
 /*
  * cpu.h - what the CPU backend's files share: the dense kernels of
- * cpu_linalg.c (and their helpers) that its ops table (cpu_eval.c) lists. See backend.h for
+ * cpu_linalg.c (and their helpers) and the GLM pass of cpu_glm.c that its ops table (cpu_eval.c) lists. See backend.h for
  * their contracts.
  */
 #ifndef TSR_CPU_H
@@ -20,5 +20,9 @@ int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, d
 int tsr_cpu_axpy(size_t n, const double *x, double *y);
 int tsr_cpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
 int tsr_cpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
+/* The GLM data pass (cpu_glm.c). */
+int tsr_cpu_glm_pass(const tsr_glm_pass *pass);
+/* Sets OpenBLAS to one thread, once (parallelism is over blocks). */
+void tsr_cpu_one_blas_thread(void);
 
 #endif

@@ -167,6 +167,8 @@ static void binary_row(int op, const double *x, int sx, const double *y, int sy,
     EW_LOOP(tsr_ew_nan_min(a, b)) break;
   case EW_MAX:
     EW_LOOP(tsr_ew_nan_max(a, b)) break;
+  case EW_GREATER:
+    EW_LOOP(a > b ? 1.0 : 0.0) break;
   default:
     for (int64_t i = 0; i < len; i++) out[i] = NAN;
   }
@@ -375,4 +377,5 @@ const tsr_backend_ops tsr_cpu_backend = {
     .axpy = tsr_cpu_axpy,
     .col_absmax = tsr_cpu_col_absmax,
     .scale_cols = tsr_cpu_scale_cols,
+    .glm_pass = tsr_cpu_glm_pass,
 };

@@ -29,12 +29,12 @@ static void one_thread_set(void) {
   openblas_set_num_threads(1);
 #endif
 }
-static void one_blas_thread(void) { pthread_once(&one_thread_once, one_thread_set); }
+void tsr_cpu_one_blas_thread(void) { pthread_once(&one_thread_once, one_thread_set); }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
-  one_blas_thread();
+  tsr_cpu_one_blas_thread();
   int64_t kk = min64(m, n);
   double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
   double *tau = malloc(sizeof(double) * (size_t)(kk + 1));
@@ -62,7 +62,7 @@ int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r) {
 }
 
 int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt) {
-  one_blas_thread();
+  tsr_cpu_one_blas_thread();
   int64_t p = min64(m, n);
   double *w = malloc(sizeof(double) * (size_t)(m * n + 1));
   if (!w)
@@ -78,7 +78,7 @@ int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, dou
 
 int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc) {
-  one_blas_thread();
+  tsr_cpu_one_blas_thread();
   if (m == 0 || n == 0) return TSR_OK;
   if (k == 0) { /* BLAS leaves c alone when k is 0; c = beta c */
     for (int64_t i = 0; i < m; i++)

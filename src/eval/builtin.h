@@ -11,7 +11,7 @@
 #include "eval/context.h"
 #include "eval/value.h"
 
-#define TSR_MAX_PARAMS 8
+#define TSR_MAX_PARAMS 10
 
 typedef enum tsr_op_kind { OPK_GENERATOR, OPK_ELEMENTWISE, OPK_REDUCTION, OPK_ARRAY } tsr_op_kind;
 

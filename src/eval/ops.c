@@ -12,12 +12,19 @@
 #include "eval/ops_array.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
+#include "eval/ops_glm.h"
 
 /* One line per operation, as readers and tests/cli/cli_basics.sh expect. */
 /* clang-format off */
 #define GEN2(nm, code, p0, p1, doc)                                                     \
   {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, \
    3, 0, 0, tsr_b_random2, doc, NULL}
+#define GLM_FIT(nm, family, what)                                                              \
+  {nm, OPK_ARRAY, family,                                                                      \
+   {"X", "y", "solver", "regularizer", "lamduh", "l1_ratio", "fit_intercept", "max_iter", "tol", NULL}, \
+   2, 2, 0, tsr_b_glm_fit,                                                                     \
+   "coef, intercept = " nm "(X, y, solver=\"newton\", regularizer=\"l2\", lamduh=1.0, l1_ratio=0.5, " \
+   "fit_intercept=True, max_iter=100, tol=1e-8): GLM fit (" what ")", NULL}
 #define UNARY(nm, code, doc) {nm, OPK_ELEMENTWISE, code, {"x", NULL}, 1, 1, 0, tsr_b_unary, doc, NULL}
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
@@ -41,6 +48,7 @@ const tsr_op_def tsr_ops[] = {
     UNARY("tanh", EW_TANH, "tanh(x)"), UNARY("negative", EW_NEG, "negative(x)"),
     BINARY("minimum", EW_MIN, "minimum(x1, x2): NaN-propagating"),
     BINARY("maximum", EW_MAX, "maximum(x1, x2): NaN-propagating"),
+    BINARY("greater", EW_GREATER, "greater(x1, x2): 1.0 where x1 > x2, else 0.0 (False for NaN)"),
     BINOP("add", EW_ADD, "+", "add(x1, x2)"), BINOP("subtract", EW_SUB, "-", "subtract(x1, x2)"),
     BINOP("multiply", EW_MUL, "*", "multiply(x1, x2)"), BINOP("divide", EW_DIV, "/", "divide(x1, x2)"),
     BINOP("power", EW_POW, "**", "power(x1, x2)"),
@@ -69,6 +77,13 @@ const tsr_op_def tsr_ops[] = {
      "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
      "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks", NULL},
+    GLM_FIT("logistic_regression", TSR_GLM_LOGISTIC, "y in {0, 1}"),
+    GLM_FIT("linear_regression", TSR_GLM_NORMAL, "least squares"),
+    GLM_FIT("poisson_regression", TSR_GLM_POISSON, "counts, log link"),
+    {"predict", OPK_ARRAY, 0, {"X", "coef", "intercept", "family", NULL}, 3, 2, 0, tsr_b_glm_predict,
+     "predict(X, coef, intercept=None, family=\"logistic\"): 0/1 labels (logistic), X @ coef + intercept (normal), exp of it (poisson)", NULL},
+    {"predict_proba", OPK_ARRAY, 1, {"X", "coef", "intercept", "family", NULL}, 3, 2, 0, tsr_b_glm_predict,
+     "predict_proba(X, coef, intercept=None): 1 / (1 + exp(-(X @ coef + intercept))), the logistic family's probabilities", NULL},
 };
 /* clang-format on */
 const int tsr_nops = (int)(sizeof tsr_ops / sizeof tsr_ops[0]);

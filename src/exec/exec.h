@@ -23,6 +23,7 @@ typedef struct tsr_exec {
   size_t mem_limit;
   int no_fuse;
   int progress; /* 1 always, 0 never, -1 after a couple of seconds */
+  int quiet;    /* --quiet: no report lines on stderr (warnings still) */
   /* knobs (job/setup.c reads them from the environment, once) */
   double progress_interval; /* seconds between progress lines in a log; 0: 10 */
   int hdf5_independent;     /* independent HDF5 reads even with parallel HDF5 */

@@ -1,8 +1,8 @@
 /*
  * gpu_backend.cu - the CUDA backend's entry: device binding, setup and
  * teardown, `tessera info`'s line and the ops table. The programs run in gpu_eval.cu, memory is gpu_memory.cu's,
- * the dense kernels gpu_linalg.cu's and gpu_dense.cu's, the NCCL transport
- * and exchanges gpu_nccl.cu's.
+ * the dense kernels gpu_linalg.cu's and gpu_dense.cu's, the GLM pass
+ * gpu_glm.cu's, the NCCL transport and exchanges gpu_nccl.cu's.
  * Nothing here sees MPI: which ranks share a device is decided in
  * job/setup.c from the identities gpu_bind returns, and handed in.
  */
@@ -118,4 +118,5 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .col_absmax = tsr_gpu_col_absmax,
     .scale_cols = tsr_gpu_scale_cols,
     .qr_deferred = tsr_gpu_qr_deferred,
+    .glm_pass = tsr_gpu_glm_pass,
 };

@@ -1,8 +1,8 @@
 /*
  * gpu_linalg.h - the CUDA backend's dense kernels (gpu_linalg.cu) and their
  * helpers (gpu_dense.cu): the qr, svd, gemm, copy2d, axpy, col_absmax and
- * scale_cols of its ops table (backend.h has their contracts), on device
- * memory of the current device.
+ * scale_cols of its ops table, and its GLM data pass (gpu_glm.cu); backend.h
+ * has their contracts. All on device memory of the current device.
  */
 #ifndef TSR_GPU_LINALG_H
 #define TSR_GPU_LINALG_H
@@ -27,6 +27,8 @@ int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, d
 int tsr_gpu_axpy(size_t n, const double *x, double *y);
 int tsr_gpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
 int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
+/* One data pass of a GLM fit over row blocks (gpu_glm.cu). */
+int tsr_gpu_glm_pass(const tsr_glm_pass *pass);
 /* Zeros the strict upper triangle (row < column) of the column-major rows x
  * cols a (ld ld), on this thread's stream, without waiting: CholeskyQR's
  * factors, and R below its diagonal (row-major kk x n is column-major n x kk). */

@@ -47,6 +47,7 @@ static uint64_t node_hash(const tsr_node *n) {
   h = mix_double(mix_double(h, n->a), n->b);
   h = mix(mix(h, n->key), n->stream);
   h = mix(h, (uint64_t)(uintptr_t)n->src);
+  h = mix(h, (uint64_t)(uintptr_t)n->fit);
   h = mix(mix(mix(h, (uint64_t)n->axis), (uint64_t)n->keepdims), (uint64_t)n->ddof);
   for (int i = 0; i < n->nsel; i++) {
     const tsr_axis_sel *s = &n->sel[i];
@@ -64,6 +65,7 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->in[0] != y->in[0] || x->in[1] != y->in[1]) return 0;
   if (!same_double(x->a, y->a) || !same_double(x->b, y->b)) return 0;
   if (x->key != y->key || x->stream != y->stream || x->src != y->src) return 0;
+  if (x->fit != y->fit) return 0;
   if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
   if (x->nsel != y->nsel || memcmp(x->sel, y->sel, sizeof(tsr_axis_sel) * (size_t)x->nsel))
     return 0;
@@ -222,6 +224,17 @@ int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_gr
   return node_intern(&p, out);
 }
 
+int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid *grid,
+                 tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_LINALG, op, TSR_F64);
+  p.in[0] = x;
+  p.in[1] = y;
+  p.fit = fit;
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  return node_intern(&p, out);
+}
+
 int64_t tsr_node_size(const tsr_node *n) {
   int64_t s = 1;
   for (int a = 0; a < n->grid.ndim; a++) s *= n->grid.shape[a];
@@ -233,7 +246,7 @@ const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "f
 const char *tsr_ew_name(int op) {
   static const char *names[EW_NOPS] = {
       "negative", "abs", "sqrt",     "exp",      "log",    "sin",   "cos",     "tanh",
-      "copy",     "add", "subtract", "multiply", "divide", "power", "minimum", "maximum"};
+      "copy",     "add", "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"};
   return op >= 0 && op < EW_NOPS ? names[op] : "?";
 }
 
@@ -309,6 +322,7 @@ void tsr_nodes_free_all(void) {
   }
   next_id = 0;
   tsr_groups_free();
+  tsr_fits_free();
   tsr_sources_free();
   tsr_sinks_free();
 }

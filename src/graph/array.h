@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "graph/chunks.h"
+#include "graph/fit.h"
 #include "graph/sources.h"
 #include "kernel/ids.h"
 
@@ -43,7 +44,9 @@ typedef enum tsr_la_op {
   LA_QR_R,
   LA_SVD_U,
   LA_SVD_S,
-  LA_SVD_VT
+  LA_SVD_VT,
+  LA_GLM_COEF,     /* the coefficients of a GLM fit (node->fit) of X = in[0], y = in[1] */
+  LA_GLM_INTERCEPT /* its intercept (0-d) */
 } tsr_la_op;
 
 typedef struct tsr_node tsr_node;
@@ -71,6 +74,7 @@ struct tsr_node {
   const void *held_ctx;
   double held_bytes;  /* bytes of held chunks on this rank */
   int hold_checked;   /* its held bytes were counted by the checks before work */
+  tsr_fit *fit;       /* LINALG GLM_*: the fit (graph/fit.h) */
   char label[48];     /* PERSIST: what the user wrote ("x", "persist at 3:5"), for errors */
   tsr_node *next_all; /* list of all nodes, for freeing */
 };
@@ -93,6 +97,9 @@ int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
 /* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
 int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
                     tsr_dtype dt, tsr_node **out);
+/* An output of a GLM fit of X and y (op LA_GLM_COEF or LA_GLM_INTERCEPT). */
+int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid *grid,
+                 tsr_node **out);
 
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */

@@ -93,20 +93,6 @@ static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
   return TSR_OK;
 }
 
-static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
-  hid_t space = make_space(it);
-  RESULTS_CHECK(space, "create dataspace for", it->name, path);
-  hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  H5Sclose(space);
-  RESULTS_CHECK(dset, "create dataset", it->name, path);
-  int st = write_data(dset, it, path);
-  herr_t closed = H5Dclose(dset);
-  if (st != TSR_OK) return st;
-  RESULTS_CHECK(closed, "close dataset", it->name, path);
-  return TSR_OK;
-}
-
 /* Variable-length UTF-8 so any text fits without choosing a size. */
 static hid_t make_string_type(void) {
   hid_t type = H5Tcopy(H5T_C_S1);
@@ -131,12 +117,27 @@ static herr_t write_attr_value(hid_t file, const tsr_attr *a, hid_t space) {
   return st;
 }
 
-static int write_attr(hid_t file, const tsr_attr *a, const char *path) {
+static int write_attr(hid_t loc, const tsr_attr *a, const char *path) {
   hid_t space = H5Screate(H5S_SCALAR);
   RESULTS_CHECK(space, "create dataspace for attribute", a->key, path);
-  herr_t st = write_attr_value(file, a, space);
+  herr_t st = write_attr_value(loc, a, space);
   H5Sclose(space);
   RESULTS_CHECK(st, "write attribute", a->key, path);
+  return TSR_OK;
+}
+
+static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
+  hid_t space = make_space(it);
+  RESULTS_CHECK(space, "create dataspace for", it->name, path);
+  hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Sclose(space);
+  RESULTS_CHECK(dset, "create dataset", it->name, path);
+  int st = write_data(dset, it, path);
+  for (int i = 0; i < it->nattrs && st == TSR_OK; i++) st = write_attr(dset, &it->attrs[i], path);
+  herr_t closed = H5Dclose(dset);
+  if (st != TSR_OK) return st;
+  RESULTS_CHECK(closed, "close dataset", it->name, path);
   return TSR_OK;
 }
 

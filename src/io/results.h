@@ -11,19 +11,21 @@
 
 #include <stdint.h>
 
+typedef struct tsr_attr {
+  const char *key;
+  const char *text; /* string attribute when non-NULL ... */
+  double number;    /* ... else a float64 attribute */
+} tsr_attr;
+
 typedef struct tsr_result_item {
   const char *name;     /* dataset name (a job variable name) */
   int ndim;             /* 0 for a scalar */
   const int64_t *shape; /* ndim entries */
   int is_float32;       /* store as float32 (data is converted) */
   const double *data;   /* row-major values */
+  const tsr_attr *attrs; /* attributes of the dataset (a fit's report), or NULL */
+  int nattrs;
 } tsr_result_item;
-
-typedef struct tsr_attr {
-  const char *key;
-  const char *text; /* string attribute when non-NULL ... */
-  double number;    /* ... else a float64 attribute */
-} tsr_attr;
 
 /* Writes items and root attributes to path (through path's temporary name).
  * Fails with TSR_ERR_IO naming the file when it cannot be written; then no

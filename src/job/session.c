@@ -128,13 +128,34 @@ static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exe
   memcpy(p->attrs, attrs, sizeof attrs);
 }
 
+/* A fit's report as attributes of its coefficients' dataset. */
+enum { FIT_ATTRS = 10 };
+static int fit_attrs(const tsr_fit *f, tsr_attr *a) {
+  tsr_attr list[FIT_ATTRS] = {
+      {"family", tsr_glm_families[f->family].name, 0},
+      {"solver", tsr_glm_solvers[f->solver].name, 0},
+      {"regularizer", tsr_glm_regularizers[f->reg].name, 0},
+      {"lamduh", NULL, f->lamduh},
+      {"l1_ratio", NULL, f->l1_ratio},
+      {"n_iter", NULL, f->n_iter},
+      {"converged", NULL, f->converged},
+      {"objective", NULL, f->objective},
+      {"passes", NULL, f->passes},
+      {"seconds", NULL, f->seconds},
+  };
+  memcpy(a, list, sizeof list);
+  return FIT_ATTRS;
+}
+
 static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_interp *ip,
                          const char *text, const timings *t) {
   tsr_result_item *items = calloc((size_t)ip->nnames + 1, sizeof *items);
   double *scalars = calloc((size_t)ip->nnames + 1, sizeof *scalars);
-  if (!items || !scalars) {
+  tsr_attr *attrs = calloc((size_t)(ip->nnames + 1) * FIT_ATTRS, sizeof *attrs);
+  if (!items || !scalars || !attrs) {
     free(items);
     free(scalars);
+    free(attrs);
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   }
   int n = 0;
@@ -144,10 +165,15 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
     if (b->is_expression || !is_small(v)) continue;
     if (v->kind == V_ARRAY) {
       items[n] = (tsr_result_item){b->name, v->arr->grid.ndim, v->arr->grid.shape,
-                                   v->arr->dtype == TSR_F32, v->arr->value};
+                                   v->arr->dtype == TSR_F32, v->arr->value, NULL, 0};
+      const tsr_node *a = v->arr;
+      if (a->kind == N_LINALG && a->op == LA_GLM_COEF && a->fit) {
+        items[n].attrs = attrs + (size_t)n * FIT_ATTRS;
+        items[n].nattrs = fit_attrs(a->fit, attrs + (size_t)n * FIT_ATTRS);
+      }
     } else if (tsr_value_is_number(v)) {
       scalars[i] = tsr_value_number(v);
-      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i]};
+      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i], NULL, 0};
     } else {
       continue;
     }
@@ -158,6 +184,7 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
   int st = tsr_results_write(opt->output, items, n, pv.attrs, pv.n);
   free(items);
   free(scalars);
+  free(attrs);
   return st;
 }
 

@@ -172,6 +172,7 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
       opt->mem_limit ? opt->mem_limit : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
+  ex->quiet = opt->quiet;
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;

@@ -63,6 +63,8 @@ static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
     return tsr_ew_nan_min(x, y);
   case EW_MAX:
     return tsr_ew_nan_max(x, y);
+  case EW_GREATER:
+    return x > y ? 1.0 : 0.0;
   default:
     return (double)NAN;
   }

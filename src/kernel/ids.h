@@ -32,6 +32,7 @@ typedef enum tsr_ew_op {
   EW_POW,
   EW_MIN,
   EW_MAX,
+  EW_GREATER, /* 1.0 where x > y, else 0.0 */
   EW_NOPS
 } tsr_ew_op;
 

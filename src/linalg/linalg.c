@@ -25,6 +25,7 @@
 
 #include "util/error.h"
 #include "linalg/tsqr.h"
+#include "linalg/glm.h"
 #include "mpi/comm.h"
 #include "mpi/agree.h"
 #include "mpi/p2p.h"
@@ -108,10 +109,9 @@ static int finish_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
 
 /* ---- qr / svd ------------------------------------------------------------ */
 
-/* This rank's row blocks of x in backend memory (blocks[b] for b owned,
- * NULL otherwise); *borrowed: they are x's held chunks, read in place. */
-static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowed) {
+int tsr_linalg_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowed) {
   const tsr_grid *g = &x->grid;
+  int64_t cols = g->ndim == 2 ? g->shape[1] : 1;
   *borrowed = 0;
   if (x->held) { /* held (persisted, a product, ...): its chunks are the blocks */
     for (int64_t b = ex->rank; b < g->nchunks[0]; b += ex->size) blocks[b] = x->held[b];
@@ -120,7 +120,7 @@ static int owned_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowe
   }
   if (x->value) {
     for (int64_t b = ex->rank; b < g->nchunks[0]; b += ex->size) {
-      int64_t rows = g->sizes[0][b], cols = g->shape[1];
+      int64_t rows = g->sizes[0][b];
       TSR_CHECK(tsr_be_alloc(ex->be, (size_t)(rows * cols), &blocks[b]));
       TSR_CHECK(tsr_be_upload(ex->be, x->value + g->starts[0][b] * cols, blocks[b],
                               (size_t)(rows * cols)));
@@ -143,7 +143,7 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   double *small = malloc(sizeof(double) * (size_t)(nsmall + 1));
   int st = blocks && out && small ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   double t0 = tsr_comm_time(), c0 = ex->comm_s;
-  if (st == TSR_OK) st = owned_blocks(ex, x, blocks, &borrowed);
+  if (st == TSR_OK) st = tsr_linalg_blocks(ex, x, blocks, &borrowed);
   st = tsr_agree(st);
   pl.take_blocks = !borrowed; /* the tree factors its own copies in place */
   if (st == TSR_OK) st = tsr_tsqr(&pl, svd ? TSR_TSQR_SVD : TSR_TSQR_QR, k, blocks, out, small);
@@ -421,6 +421,11 @@ int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
   tsr_node *const *outs;
   int n_outs;
+  if (n->op == LA_GLM_COEF || n->op == LA_GLM_INTERCEPT) {
+    if (!tsr_group_of(n, &outs, &n_outs))
+      return TSR_ERROR(TSR_ERR_INTERNAL, "a fit's output %d has no fit", n->id);
+    return tsr_glm_compute(ex, outs, n_outs);
+  }
   if (tsr_group_of(n, &outs, &n_outs)) return compute_group(ex, outs, n_outs);
   return TSR_ERROR(TSR_ERR_INTERNAL, "linear-algebra node %d has no decomposition", n->id);
 }

@@ -20,4 +20,11 @@ int tsr_linalg_is_view(const tsr_node *n);
  * Q and U); its inputs' own reductions are computed already. Collective. */
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n);
 
+/* This rank's row blocks of x (2-d with one column of chunks, or 1-d) in
+ * backend memory: blocks[b] for the blocks b it owns (b = rank, rank +
+ * size, ...), NULL otherwise. *borrowed: they are x's held chunks, read in
+ * place (not to be released); otherwise they were evaluated (or uploaded)
+ * for the caller, who releases them. Collective. */
+int tsr_linalg_blocks(tsr_exec *ex, tsr_node *x, double **blocks, int *borrowed);
+
 #endif

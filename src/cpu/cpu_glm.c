@@ -1,0 +1,133 @@
+/*
+ * cpu_glm.c - the CPU backend's GLM data pass (backend.h: glm_pass): for
+ * each row block, the loss, the gradient [X 1]^T r and the Hessian
+ * [X 1]^T W [X 1] of a family (kernel/glm.h), or the block's data checks.
+ *
+ * Blocks are spread over the OpenMP threads, each block computed by one
+ * thread in row order: a row's eta, loss and residual, then its share of
+ * the gradient, in one read of the row. The Hessian adds sqrt(w)-scaled
+ * tiles of rows with dsyrk (one BLAS thread, cpu_linalg.c), tile after tile.
+ * So a block's bits depend neither on the thread nor on the other blocks.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "cpu/cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/glm.h"
+#include "util/error.h"
+#include "util/workers.h"
+
+#ifdef TSR_HAVE_LAPACKE
+#include <cblas.h>
+#endif
+
+#define TILE 256 /* rows per Hessian update */
+
+/* x_i . beta in a fixed order (four running sums, then their sum). */
+static double row_dot(const double *x, const double *beta, int64_t p) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t j = 0;
+  for (; j + 4 <= p; j += 4) {
+    s0 += x[j] * beta[j];
+    s1 += x[j + 1] * beta[j + 1];
+    s2 += x[j + 2] * beta[j + 2];
+    s3 += x[j + 3] * beta[j + 3];
+  }
+  for (; j < p; j++) s0 += x[j] * beta[j];
+  return (s0 + s1) + (s2 + s3);
+}
+
+static void check_block(int family, int64_t p, const tsr_glm_block *b) {
+  b->out[0] = b->out[1] = -1.0;
+  for (int64_t i = 0; i < b->rows; i++) {
+    const double *x = b->x + i * p;
+    int64_t j = 0;
+    while (j < p && x[j] - x[j] == 0.0) j++;
+    if (j < p && b->out[0] < 0) b->out[0] = (double)i;
+    if (!tsr_glm_y_ok(family, b->y[i]) && b->out[1] < 0) b->out[1] = (double)i;
+  }
+}
+
+/* H (q x q, q = p + 1, row-major) += the Hessian terms of rows whose
+ * sqrt(w) scaled copies are s (n x p), and of their weights w. */
+static void hess_tile(int64_t p, int64_t n, const double *s, const double *sw, const double *w,
+                      double *h) {
+  int64_t q = p + 1;
+#ifdef TSR_HAVE_LAPACKE
+  cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)p, (int)n, 1.0, s, (int)p, 1.0, h,
+              (int)q);
+#else
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t a = 0; a < p; a++)
+      for (int64_t c = a; c < p; c++) h[a * q + c] += s[i * p + a] * s[i * p + c];
+#endif
+  for (int64_t i = 0; i < n; i++) {
+    for (int64_t a = 0; a < p; a++) h[a * q + p] += sw[i] * s[i * p + a]; /* w x = sqrt(w) s */
+    h[p * q + p] += w[i];
+  }
+}
+
+/* The loss (and gradient, Hessian) of one block; tile: scratch of TILE x
+ * (p + 2) values. */
+static void pass_block(int family, int what, int64_t p, const tsr_glm_block *b, double *tile) {
+  int64_t q = p + 1, len = tsr_glm_out_len(p, what);
+  double *out = b->out, *g = out + 1, *h = out + 1 + q;
+  double *sw = tile + TILE * p, *w = sw + TILE;
+  memset(out, 0, sizeof(double) * (size_t)len);
+  int64_t t = 0;
+  for (int64_t i = 0; i < b->rows; i++) {
+    const double *x = b->x + i * p;
+    double eta = row_dot(x, b->beta, p) + b->beta[p], mu = tsr_glm_mean(family, eta);
+    out[0] += tsr_glm_loss(family, eta, mu, b->y[i]);
+    if (what == TSR_GLM_LOSS) continue;
+    double r = mu - b->y[i];
+    for (int64_t j = 0; j < p; j++) g[j] += r * x[j];
+    g[p] += r;
+    if (what != TSR_GLM_HESS) continue;
+    w[t] = tsr_glm_weight(family, mu);
+    sw[t] = sqrt(w[t]);
+    for (int64_t j = 0; j < p; j++) tile[t * p + j] = sw[t] * x[j];
+    if (++t == TILE || i + 1 == b->rows) {
+      hess_tile(p, t, tile, sw, w, h);
+      t = 0;
+    }
+  }
+  if (what != TSR_GLM_HESS) return;
+  for (int64_t a = 0; a < q; a++) /* the lower triangle from the upper */
+    for (int64_t c = 0; c < a; c++) h[a * q + c] = h[c * q + a];
+}
+
+int tsr_cpu_glm_pass(const tsr_glm_pass *pass) {
+  int64_t p = pass->p, rows = 0;
+  for (int64_t k = 0; k < pass->nblocks; k++) rows += pass->blocks[k].rows;
+  /* a small pass runs on this thread: waking a team costs more than it */
+  int team = rows * (p + 1) >= (1 << 18) && pass->nblocks > 1;
+  tsr_workers wk;
+  tsr_workers_init(&wk);
+#ifdef TSR_HAVE_LAPACKE
+  tsr_cpu_one_blas_thread();
+#endif
+#pragma omp parallel if (team)
+  {
+    double *tile = pass->what == TSR_GLM_HESS
+                       ? malloc(sizeof(double) * (size_t)(TILE * (p + 2) + 1))
+                       : NULL;
+    if (pass->what == TSR_GLM_HESS && !tile)
+      tsr_workers_fail(&wk, TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass"));
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = 0; k < pass->nblocks; k++) {
+      if (tsr_workers_stop(&wk)) continue;
+      if (pass->what == TSR_GLM_CHECK)
+        check_block(pass->family, p, &pass->blocks[k]);
+      else
+        pass_block(pass->family, pass->what, p, &pass->blocks[k], tile);
+    }
+    free(tile);
+  }
+  return tsr_workers_end(&wk);
+}

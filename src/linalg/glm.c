@@ -1,0 +1,150 @@
+/*
+ * glm.c - a GLM fit from its nodes to its coefficients (glm.h): the blocks
+ * of X and y on their owners, the data checks, the solver of the fit's
+ * table line, the outputs and the fit's record.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "linalg/glm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "linalg/linalg.h"
+#include "mpi/agree.h"
+#include "mpi/comm.h"
+#include "util/error.h"
+
+/* The functions behind the solver names of graph/fit.c. */
+static const tsr_glm_solver solvers[TSR_NSOLVERS] = {
+    [TSR_SOLVER_LBFGS] = tsr_glm_lbfgs,
+    [TSR_SOLVER_NEWTON] = tsr_glm_newton,
+    [TSR_SOLVER_ADMM] = tsr_glm_admm,
+    [TSR_SOLVER_GRADIENT_DESCENT] = tsr_glm_gradient_descent,
+    [TSR_SOLVER_PROXIMAL_GRAD] = tsr_glm_proximal_grad,
+};
+
+static void data_close(tsr_glm_data *d) {
+  for (int64_t b = 0; b < d->nb; b++) {
+    if (d->x && !d->x_borrowed) tsr_be_release(d->ex->be, d->x[b]);
+    if (d->y && !d->y_borrowed) tsr_be_release(d->ex->be, d->y[b]);
+  }
+  free(d->x), free(d->y), free(d->out), free(d->all);
+}
+
+/* X (n x p, one column of blocks) and y (n, the same row blocks) on this
+ * rank's blocks. Collective. */
+static int data_open(tsr_exec *ex, tsr_node *x, tsr_node *y, int family, tsr_glm_data *d) {
+  memset(d, 0, sizeof *d);
+  d->ex = ex;
+  d->family = family;
+  d->n = x->grid.shape[0];
+  d->p = x->grid.shape[1];
+  d->q = d->p + 1;
+  d->nb = x->grid.nchunks[0];
+  d->rows = x->grid.sizes[0];
+  d->nmine = d->nb > ex->rank ? (d->nb - ex->rank + ex->size - 1) / ex->size : 0;
+  int64_t len = tsr_glm_out_len(d->p, TSR_GLM_HESS);
+  d->x = calloc((size_t)d->nb + 1, sizeof(double *));
+  d->y = calloc((size_t)d->nb + 1, sizeof(double *));
+  d->all = malloc(sizeof(double) * (size_t)(d->nb * len + 1));
+  int st = d->x && d->y && d->all ? TSR_OK
+                                  : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's blocks");
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = tsr_agree(tsr_linalg_blocks(ex, x, d->x, &d->x_borrowed));
+  if (st == TSR_OK) st = tsr_agree(tsr_linalg_blocks(ex, y, d->y, &d->y_borrowed));
+  return st;
+}
+
+/* The user's chunk of X that holds row i, as "(c, 0), rows a to b". */
+static void chunk_of_row(const tsr_node *xu, int64_t i, char *buf, size_t n) {
+  const tsr_grid *g = &xu->grid;
+  int64_t c = 0;
+  while (c + 1 < g->nchunks[0] && g->starts[0][c + 1] <= i) c++;
+  snprintf(buf, n, "chunk (%lld, ...) of X, rows %lld to %lld", (long long)c,
+           (long long)g->starts[0][c], (long long)(g->starts[0][c] + g->sizes[0][c] - 1));
+}
+
+/* NaN or inf in X, responses the family does not take: one error naming
+ * the first bad row. Collective. */
+static int check_data(tsr_glm_data *d, const tsr_fit *fit) {
+  double **betas = calloc((size_t)d->nmine + 1, sizeof(double *)),
+         **outs = calloc((size_t)d->nmine + 1, sizeof(double *));
+  int st = betas && outs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory checking a fit");
+  double zero[1] = {0};
+  for (int64_t k = 0; k < d->nmine && st == TSR_OK; k++) {
+    betas[k] = zero;
+    outs[k] = d->all + (d->ex->rank + k * d->ex->size) * 2;
+  }
+  if (st == TSR_OK) st = tsr_glm_eval_mine(d, betas, TSR_GLM_CHECK, outs);
+  free(betas), free(outs);
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = tsr_glm_gather(d, 2, d->all);
+  TSR_CHECK(st);
+  int64_t start = 0;
+  for (int64_t b = 0; b < d->nb; start += d->rows[b], b++) {
+    double bad_x = d->all[2 * b], bad_y = d->all[2 * b + 1];
+    char where[128];
+    if (bad_x >= 0) {
+      chunk_of_row(fit->x_user, start + (int64_t)bad_x, where, sizeof where);
+      return TSR_ERROR(TSR_ERR_VALUE, "%s: X has a NaN or an infinity in row %lld (%s)",
+                       fit->label, (long long)(start + (int64_t)bad_x), where);
+    }
+    if (bad_y >= 0) {
+      static const char *rule[] = {"0 or 1", "finite", "finite and >= 0"};
+      return TSR_ERROR(TSR_ERR_VALUE, "%s: y[%lld] is not a valid response: %s family needs y %s",
+                       fit->label, (long long)(start + (int64_t)bad_y),
+                       tsr_glm_families[d->family].name, rule[d->family]);
+    }
+  }
+  return TSR_OK;
+}
+
+static int set_outputs(tsr_node *const *outs, int n, const double *beta, int64_t p) {
+  for (int i = 0; i < n; i++) {
+    tsr_node *o = outs[i];
+    int64_t cnt = o->op == LA_GLM_COEF ? p : 1;
+    TSR_MALLOC(o->value, sizeof(double) * (size_t)(cnt + 1));
+    memcpy(o->value, o->op == LA_GLM_COEF ? beta : beta + p, sizeof(double) * (size_t)cnt);
+  }
+  return TSR_OK;
+}
+
+int tsr_glm_compute(tsr_exec *ex, tsr_node *const *outs, int n) {
+  tsr_node *first = outs[0];
+  tsr_fit *fit = first->fit;
+  tsr_glm_data d;
+  double t0 = tsr_comm_time();
+  int st = data_open(ex, first->in[0], first->in[1], fit->family, &d);
+  if (st == TSR_OK) st = check_data(&d, fit);
+  double *beta = calloc((size_t)d.q + 1, sizeof(double)), obj = 0;
+  if (st == TSR_OK && !beta) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit");
+  tsr_glm_problem pb = {&d, fit, d.p, d.q, fit->lamduh, fit->l1_ratio};
+  if (fit->reg == TSR_REG_L1) pb.l1_ratio = 1.0;
+  if (fit->reg == TSR_REG_L2) pb.l1_ratio = 0.0;
+  if (fit->reg == TSR_REG_NONE) pb.lam = 0.0;
+  if (st == TSR_OK) st = tsr_agree(solvers[fit->solver](&pb, beta, fit, &obj));
+  fit->objective = obj;
+  fit->passes = d.passes;
+  fit->seconds = tsr_comm_time() - t0;
+  if (st == TSR_OK) st = set_outputs(outs, n, beta, d.p);
+  if (st == TSR_OK && ex->rank == 0 && !ex->quiet)
+    fprintf(stderr,
+            "tessera: %s: %s family, solver %s, regularizer %s: %d iterations, %s, objective "
+            "%.17g, %d passes over X, %.6f s\n",
+            fit->label, tsr_glm_families[fit->family].name, tsr_glm_solvers[fit->solver].name,
+            tsr_glm_regularizers[fit->reg].name, fit->n_iter,
+            fit->converged ? "converged" : "not converged", obj, fit->passes, fit->seconds);
+  if (st == TSR_OK && !fit->converged && ex->rank == 0)
+    fprintf(stderr,
+            "tessera: warning: %s did not converge in %d iterations (solver %s, tol %g); its "
+            "results are written with converged = 0\n",
+            fit->label, fit->n_iter, tsr_glm_solvers[fit->solver].name, fit->tol);
+  free(beta);
+  data_close(&d);
+  return st;
+}

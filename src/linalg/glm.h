@@ -1,0 +1,85 @@
+/*
+ * glm.h - GLM fits (logistic, linear, Poisson regression) over the row
+ * blocks of X and y, for linalg.c, and what the solvers share.
+ *
+ * X reaches the fit on its canonical row blocks (graph/fit.h:
+ * tsr_fit_block_rows), which depend only on X's shape: every data pass
+ * computes per-block loss, gradient (and Hessian) partials with the
+ * backend's glm_pass on the blocks this rank owns, in backend memory, and
+ * the partials are gathered and summed in block order on every rank. So
+ * the coefficients are bitwise identical for any rank count and any
+ * chunking of X. The p-dimensional algebra (line searches, the Newton
+ * solve, L-BFGS, proximal steps, the ADMM consensus) is replicated.
+ */
+#ifndef TSR_LINALG_GLM_H
+#define TSR_LINALG_GLM_H
+
+#include "exec/exec.h"
+#include "graph/array.h"
+
+/* Computes a fit's outputs (LA_GLM_COEF, LA_GLM_INTERCEPT: outs[0..n-1]);
+ * their values are then replicated, and the fit's record (n_iter,
+ * converged, objective) is set. Collective. */
+int tsr_glm_compute(tsr_exec *ex, tsr_node *const *outs, int n);
+
+/* ---- shared by glm.c, glm_data.c and the solvers ------------------------ */
+
+/* The data of a fit on this rank. */
+typedef struct tsr_glm_data {
+  tsr_exec *ex;
+  int family;
+  int64_t p, q, n, nb; /* features, p + 1 (the intercept's slot, last), samples, blocks */
+  const int64_t *rows; /* rows of each block */
+  double **x, **y;     /* this rank's blocks in backend memory (NULL for the others) */
+  int x_borrowed, y_borrowed;
+  int64_t nmine;       /* how many blocks this rank owns (b = rank, rank + size, ...) */
+  double *out;         /* scratch: nmine results of the largest kind */
+  double *all;         /* scratch: nb results, in block order */
+  int passes;          /* data passes so far (the same count on every rank) */
+} tsr_glm_data;
+
+/* The sums over every block at beta (q values): out[0] the loss, then for
+ * TSR_GLM_GRAD the gradient (q), for TSR_GLM_HESS also the Hessian (q x q),
+ * summed in block order; the same bits on every rank. Collective. */
+int tsr_glm_eval(tsr_glm_data *d, const double *beta, int what, double *out);
+
+/* Each of this rank's blocks at its own point: betas[k] (q values) for the
+ * k-th block of this rank, its results to outs[k]; no communication. */
+int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *const *outs);
+
+/* vecs (nb x len, block order): this rank's blocks' rows filled in, the
+ * others' received; on return every rank has all. Collective. */
+int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs);
+
+/* The objective's penalty and the fit's settings, for the solvers. */
+typedef struct tsr_glm_problem {
+  tsr_glm_data *data;
+  const tsr_fit *fit;
+  int64_t p, q;
+  double lam, l1_ratio; /* lamduh, and the l1 share (elastic net) */
+} tsr_glm_problem;
+
+/* The penalty lam * R(beta) (beta's first p values). */
+double tsr_glm_penalty(const tsr_glm_problem *pb, const double *beta);
+/* Adds the smooth penalty's gradient (and its Hessian's diagonal to h, q x
+ * q, when h is not NULL); zeroes the intercept's row when it is not fitted. */
+void tsr_glm_penalize(const tsr_glm_problem *pb, const double *beta, double *g, double *h);
+/* The proximal step of t * lam * R on v (in place; the intercept is left). */
+void tsr_glm_prox(const tsr_glm_problem *pb, double t, double *v);
+
+/* A solver: from beta = 0, minimizes loss + lam R into beta (q values);
+ * sets fit's n_iter and converged, and *obj to the final objective. */
+typedef int (*tsr_glm_solver)(const tsr_glm_problem *pb, double *beta, tsr_fit *fit,
+                              double *obj);
+int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+int tsr_glm_admm(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+
+/* Solves h d = -g (q x q, symmetric positive definite) by Cholesky; h is
+ * overwritten. Returns 0, or 1 (and no error) when h is not positive
+ * definite to rounding: a pivot under 1e-13 of its diagonal entry. */
+int tsr_glm_newton_step(int64_t q, double *h, const double *g, double *d);
+
+#endif

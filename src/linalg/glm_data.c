@@ -1,0 +1,91 @@
+/*
+ * glm_data.c - the data passes of a GLM fit (glm.h): this rank's row blocks
+ * of X and y in backend memory, the backend's glm_pass over them, and the
+ * per-block partials gathered and summed in block order.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "linalg/glm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "linalg/linalg.h"
+#include "mpi/agree.h"
+#include "mpi/comm.h"
+#include "util/error.h"
+#include "util/trace.h"
+
+int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs) {
+  tsr_exec *ex = d->ex;
+  if (ex->size == 1) return TSR_OK;
+  size_t rec = sizeof(double) * (size_t)len, n = (size_t)d->nmine;
+  double *send = malloc(rec * n + 1);
+  if (!send) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a fit's partials");
+  for (int64_t k = 0; k < d->nmine; k++)
+    memcpy(send + k * len, vecs + (ex->rank + k * ex->size) * len, rec);
+  char *all = NULL;
+  size_t *counts = NULL;
+  double t0 = tsr_comm_time();
+  int st = tsr_comm_allgather_bytes(send, rec * n, &all, &counts);
+  free(send);
+  double t1 = tsr_comm_time();
+  ex->comm_s += t1 - t0;
+  ex->comm_bytes += (double)(rec * (size_t)d->nb);
+  if (tsr_trace_on) {
+    double now = tsr_trace_now();
+    tsr_trace_span(TSR_TRACE_COMM, "allgather fit partials", 0, now - (t1 - t0), now,
+                   (tsr_trace_args){-1, 0, 0, (int64_t)(rec * (size_t)d->nb)});
+  }
+  TSR_CHECK(st);
+  size_t off = 0; /* rank r's k-th record is block r + k * size */
+  for (int r = 0; r < ex->size; r++) {
+    for (size_t k = 0; k < counts[r] / rec; k++)
+      memcpy(vecs + (r + (int64_t)k * ex->size) * len, all + off + k * rec, rec);
+    off += counts[r];
+  }
+  free(all);
+  free(counts);
+  return TSR_OK;
+}
+
+int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *const *outs) {
+  tsr_exec *ex = d->ex;
+  tsr_glm_block *bl = calloc((size_t)d->nmine + 1, sizeof *bl);
+  if (!bl) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's pass");
+  for (int64_t k = 0; k < d->nmine; k++) {
+    int64_t b = ex->rank + k * ex->size;
+    bl[k] = (tsr_glm_block){d->x[b], d->y[b], d->rows[b], betas[k], outs[k]};
+  }
+  tsr_glm_pass pass = {d->family, what, d->p, d->nmine, bl};
+  double t0 = tsr_comm_time();
+  int st = tsr_be_glm_pass(ex->be, &pass);
+  ex->compute_s += tsr_comm_time() - t0;
+  for (int64_t k = 0; k < d->nmine; k++) ex->elements += (double)(d->rows[ex->rank + k * ex->size] * (d->p + 1));
+  free(bl);
+  return st;
+}
+
+int tsr_glm_eval(tsr_glm_data *d, const double *beta, int what, double *out) {
+  tsr_exec *ex = d->ex;
+  int64_t len = tsr_glm_out_len(d->p, what);
+  double **betas = malloc(sizeof(double *) * (size_t)(d->nmine + 1)),
+         **outs = malloc(sizeof(double *) * (size_t)(d->nmine + 1));
+  int st = betas && outs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's pass");
+  for (int64_t k = 0; k < d->nmine && st == TSR_OK; k++) {
+    betas[k] = (double *)beta;
+    outs[k] = d->all + (ex->rank + k * ex->size) * len;
+  }
+  if (st == TSR_OK) st = tsr_glm_eval_mine(d, betas, what, outs);
+  d->passes++;
+  free(betas), free(outs);
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = tsr_glm_gather(d, len, d->all);
+  if (st != TSR_OK) return st;
+  memcpy(out, d->all, sizeof(double) * (size_t)len); /* block 0, then the others in order */
+  for (int64_t b = 1; b < d->nb; b++)
+    for (int64_t i = 0; i < len; i++) out[i] += d->all[b * len + i];
+  return TSR_OK;
+}
