@@ -6,17 +6,28 @@
  * checks.
  *
  * Per block, on this thread's stream:
- *   rows    one warp per ROWB rows at a time: each row's eta (its lanes'
+ *   tile    (p + 1 <= TQ, the usual width) tiles of TR rows copied to shared
+ *           memory with coalesced loads, every CTA of the SM keeping a tile
+ *           in flight; TG threads per row for eta (strided sums, then a
+ *           butterfly), the family on one thread per row, then thread j
+ *           adds column j's r_i x_ij over the tile's rows in order. Each CTA
+ *           writes its row range's partial sums (and S for the Hessian).
+ *   rows    (wider blocks) one warp per ROWB rows at a time: each row's eta (its lanes'
  *           columns, then a butterfly), the family's loss, r and w on lane
  *           t for row t, and r x_i added to per-lane registers while x_i is
  *           still in them; so x is read once for the loss and for the
  *           gradient of up to GCOLS columns (the intercept's included). Each
- *           CTA writes its row range's partial sums.
+ *           CTA writes its row range's partial sums. For the Hessian it also
+ *           writes S = w_i [x_i 1] (rows x (p + 1)) and the sum of the w.
  *   rest    the gradient's columns past GCOLS (wide blocks), from r.
- *   hess    X^T W X in TILE x TILE tiles of the upper triangle, each CTA one
- *           tile over one row range, from the w of rows.
- *   finish  a block's outputs: every partial summed in index order, the
- *           Hessian's lower triangle read from the upper.
+ *   hess    X^T S = [X^T W X | X^T w] (p x (p + 1)) per slice of HROWS
+ *           rows: one strided-batched cuBLAS DGEMM (tensor cores; a long
+ *           thin product as many independent ones), and one more for the
+ *           last, shorter slice.
+ *   finish  a block's outputs: every partial summed in a fixed order (one
+ *           warp per output, a strided sum per lane, then a butterfly), the
+ *           slices' products likewise, and the Hessian's last row from its
+ *           last column and the sum of w.
  * No floating-point atomics, and every launch's geometry depends only on the
  * block's rows and p: a block's sums have the same order, hence the same
  * bits, whichever thread or rank computes it and whatever else is in the
@@ -49,14 +60,14 @@ extern "C" {
 #define ROW_CHUNK 256     /* rows of a rows CTA (until MAX_CHUNKS) */
 #define MAX_CHUNKS 1024   /* rows CTAs of a block at most */
 #define REST_THREADS 128  /* columns of a rest CTA */
-#define TILE 64           /* Hessian tile: TILE x TILE entries per CTA */
-#define KT 16             /* rows of a Hessian step */
-#define HESS_CTAS 512     /* Hessian CTAs of a block, about: a few per SM */
-#define HESS_MIN_ROWS 256 /* rows of a Hessian CTA at least */
+#define HROWS 1024        /* rows of a slice of the Hessian's product */
+#define TR 32             /* rows of a tile of the tile kernel */
+#define TQ 128            /* columns (p + 1) the tile kernel takes at most */
+#define TG 8              /* threads per row for eta in the tile kernel */
+#define TILE_CHUNK 96     /* rows of a tile-kernel CTA (until MAX_CHUNKS): ~5 per SM */
 #define NONE 0xffffffffffffffffull
 
 static_assert(THREADS == GCOLS, "the rows kernel's threads sum one gradient column each");
-static_assert(TILE * TILE == THREADS * 16, "a Hessian thread computes 4 x 4 entries");
 
 /* ---- kernel arguments ------------------------------------------------------ */
 
@@ -64,18 +75,14 @@ typedef struct rows_args {
   int family;
   long long p, rows, chunk, ld; /* chunk: rows per CTA; ld: partial sums per CTA */
   const double *x, *y, *beta;
-  double *part, *r, *w; /* r, w: per row, or NULL where not needed */
+  double *part, *r; /* r: per row, or NULL where not needed */
+  double *s;        /* the Hessian's S = w_i [x_i 1] (rows x (p + 1)), or NULL */
 } rows_args;
 
-typedef struct hess_args {
-  long long p, rows, chunk, ntile, npairs;
-  const double *x, *w;
-  double *part; /* per CTA: TILE x TILE, [row range][tile pair] */
-} hess_args;
-
 typedef struct finish_args {
-  long long q, len, nrc, ld, nhc, npairs;
-  const double *part, *hpart;
+  long long p, q, nrc, ld, nsum; /* nsum: partial sums per CTA (ld of them) */
+  long long nsl;                 /* slices of the Hessian's product (0: none) */
+  const double *part, *hpart;    /* hpart: per slice, p x q */
   double *out;
 } finish_args;
 
@@ -115,7 +122,8 @@ __device__ static __forceinline__ double lane_dot(const rows_args &a, long long 
 /* Lane t < ROWB: row i0 + t's loss (added to *loss), weight and residual,
  * which it returns (0 on the other lanes). */
 __device__ static __forceinline__ double family_row(const rows_args &a, long long i0, long long hi,
-                                                    int lane, const double *dot, double *loss) {
+                                                    int lane, const double *dot, double *loss,
+                                                    double *w) {
   double d = 0.0, r = 0.0;
 #pragma unroll
   for (int t = 0; t < ROWB; t++)
@@ -125,7 +133,7 @@ __device__ static __forceinline__ double family_row(const rows_args &a, long lon
     double y = a.y[i], eta = d + a.beta[a.p], mu = tsr_glm_mean(a.family, eta);
     *loss += tsr_glm_loss(a.family, eta, mu, y);
     r = mu - y;
-    if (a.w) a.w[i] = tsr_glm_weight(a.family, mu);
+    *w = tsr_glm_weight(a.family, mu);
     if (a.r) a.r[i] = r;
   }
   return r;
@@ -145,15 +153,17 @@ __device__ static __forceinline__ void add_gradient(long long i0, long long hi, 
 }
 
 /* The CTA's partial sums, warps in order: the loss, then the gradient's
- * first GCOLS columns. */
+ * first GCOLS columns, then (for the Hessian) the sum of the weights. */
 template <bool GRAD>
-__device__ static __forceinline__ void store_partials(const rows_args &a, double loss,
+__device__ static __forceinline__ void store_partials(const rows_args &a, double loss, double wsum,
                                                       const double *acc) {
-  __shared__ double sh[WARPS][GRAD ? GCOLS + 1 : 1];
+  __shared__ double sh[WARPS][GRAD ? GCOLS + 2 : 1];
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32, c = threadIdx.x;
-  double lw = 0.0;
+  double lw = 0.0, ww = 0.0;
   for (int t = 0; t < ROWB; t++) lw += __shfl_sync(FULL, loss, t);
+  for (int t = 0; t < ROWB; t++) ww += __shfl_sync(FULL, wsum, t);
   if (lane == 0) sh[warp][GRAD ? GCOLS : 0] = lw;
+  if (GRAD && lane == 0) sh[warp][GCOLS + 1] = ww;
   if (GRAD)
     for (int k = 0; k < KREG; k++) sh[warp][lane + 32 * k] = acc[k];
   __syncthreads();
@@ -168,6 +178,29 @@ __device__ static __forceinline__ void store_partials(const rows_args &a, double
     for (int w = 1; w < WARPS; w++) s += sh[w][c];
     out[1 + c] = s;
   }
+  if (GRAD && a.s && c == 0) {
+    double s = sh[0][GCOLS + 1];
+    for (int w = 1; w < WARPS; w++) s += sh[w][GCOLS + 1];
+    out[2 + a.p] = s;
+  }
+}
+
+/* Rows i0 .. i0 + ROWB - 1 of S = w_i [x_i 1] (lane t holds row i0 + t's
+ * w): the register columns from xv, the others from x. */
+__device__ static __forceinline__ void store_s(const rows_args &a, long long i0, long long hi,
+                                               int lane, double w, const double (*xv)[KREG]) {
+  long long q = a.p + 1;
+#pragma unroll
+  for (int t = 0; t < ROWB; t++) {
+    double wt = __shfl_sync(FULL, w, t);
+    long long i = i0 + t;
+    if (i >= hi) continue;
+    double *sr = a.s + i * q;
+#pragma unroll
+    for (int k = 0; k < KREG; k++)
+      if (lane + 32 * k < q) sr[lane + 32 * k] = wt * xv[t][k];
+    for (long long j = GCOLS + lane; j < q; j += 32) sr[j] = wt * (j < a.p ? a.x[i * a.p + j] : 1.0);
+  }
 }
 
 /* CTA b: rows [b chunk, (b + 1) chunk); warp w takes ROWB rows at a time,
@@ -175,7 +208,7 @@ __device__ static __forceinline__ void store_partials(const rows_args &a, double
 template <bool GRAD> __global__ static void __launch_bounds__(THREADS, 2) rows_kernel(rows_args a) {
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   long long lo = (long long)blockIdx.x * a.chunk, hi = min(a.rows, lo + a.chunk);
-  double acc[KREG], loss = 0.0;
+  double acc[KREG], loss = 0.0, wsum = 0.0;
 #pragma unroll
   for (int k = 0; k < KREG; k++) acc[k] = 0.0;
   for (long long i0 = lo + warp * ROWB; i0 < hi; i0 += WARPS * ROWB) {
@@ -184,10 +217,58 @@ template <bool GRAD> __global__ static void __launch_bounds__(THREADS, 2) rows_k
     for (int t = 0; t < ROWB; t++) load_row(a, i0 + t, hi, lane, xv[t]);
 #pragma unroll
     for (int t = 0; t < ROWB; t++) dot[t] = warp_sum(lane_dot(a, i0 + t, hi, lane, xv[t]));
-    double r = family_row(a, i0, hi, lane, dot, &loss);
+    double w = 0.0, r = family_row(a, i0, hi, lane, dot, &loss, &w);
+    wsum += w;
     if (GRAD) add_gradient(i0, hi, r, xv, acc);
+    if (GRAD && a.s) store_s(a, i0, hi, lane, w, xv);
   }
-  store_partials<GRAD>(a, loss, acc);
+  store_partials<GRAD>(a, loss, wsum, acc);
+}
+
+/* CTA b: rows [b chunk, (b + 1) chunk) in tiles of TR rows (p + 1 <= TQ);
+ * see the file's top comment. */
+template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kernel(rows_args a) {
+  __shared__ double xs[TR][TQ + 1]; /* odd row length: column reads hit distinct banks */
+  __shared__ double bs[TQ], rs[TR], ws[TR], ls[TR];
+  int tid = threadIdx.x, p = (int)a.p, q = p + 1, row = tid / TG, part = tid % TG;
+  long long lo = (long long)blockIdx.x * a.chunk, hi = min(a.rows, lo + a.chunk);
+  for (int j = tid; j < q; j += THREADS) bs[j] = a.beta[j];
+  double g = 0.0, loss = 0.0, wsum = 0.0; /* g: column tid's, for tid < q */
+  for (long long t0 = lo; t0 < hi; t0 += TR) {
+    int nr = (int)min((long long)TR, hi - t0);
+    const double *src = a.x + t0 * p; /* the tile's rows are contiguous */
+    __syncthreads();                  /* the last tile is used up */
+    for (int e = tid; e < nr * p; e += THREADS) {
+      int r = e / p;
+      xs[r][e - r * p] = src[e];
+    }
+    if (tid < nr) xs[tid][p] = 1.0;
+    __syncthreads();
+    double d = 0.0;
+    if (row < nr)
+      for (int c = part; c < p; c += TG) d = fma(xs[row][c], bs[c], d);
+    for (int m = TG / 2; m > 0; m >>= 1) d += __shfl_xor_sync(FULL, d, m);
+    if (part == 0 && row < nr) {
+      double y = a.y[t0 + row], eta = d + bs[p], mu = tsr_glm_mean(a.family, eta);
+      ls[row] = tsr_glm_loss(a.family, eta, mu, y);
+      rs[row] = mu - y;
+      ws[row] = tsr_glm_weight(a.family, mu);
+    }
+    __syncthreads();
+    if (tid == 0)
+      for (int r = 0; r < nr; r++) loss += ls[r], wsum += ws[r];
+    if (GRAD && tid < q)
+      for (int r = 0; r < nr; r++) g = fma(rs[r], xs[r][tid], g);
+    if (GRAD && a.s)
+      for (int e = tid; e < nr * q; e += THREADS) {
+        int r = e / q;
+        a.s[t0 * q + e] = ws[r] * xs[r][e - r * q]; /* S's tile is contiguous too */
+      }
+  }
+  double *out = a.part + blockIdx.x * a.ld;
+  if (tid == 0) out[0] = loss;
+  if (GRAD && tid < q) out[1 + tid] = g;
+  if (GRAD && a.s && tid == 0) out[1 + q] = wsum;
 }
 
 /* The gradient's columns GCOLS .. p of CTA (column group, row range),
@@ -201,87 +282,36 @@ __global__ static void rest_kernel(rows_args a) {
   a.part[c * a.ld + 1 + j] = s;
 }
 
-/* ---- the Hessian kernel ---------------------------------------------------- */
-
-/* The tiles (ta <= tc) of pair number idx, pairs numbered row by row. */
-__host__ __device__ static inline long long pair_index(long long ta, long long tc, long long n) {
-  return ta * n - ta * (ta - 1) / 2 + (tc - ta);
-}
-
-__device__ static void pair_tiles(long long idx, long long n, long long *ta, long long *tc) {
-  long long t = 0;
-  while (idx >= n - t) idx -= n - t++;
-  *ta = t, *tc = t + idx;
-}
-
-/* Column j of row i of [X 1] (0 past it). */
-__device__ static __forceinline__ double xval(const hess_args &a, long long i, long long j) {
-  return j < a.p ? a.x[i * a.p + j] : j == a.p ? 1.0 : 0.0;
-}
-
-/* KT rows from i0 into the tiles: sa = w x (columns of tile ta), sc = x
- * (tile tc); rows past hi are 0. */
-__device__ static __forceinline__ void load_tiles(const hess_args &a, long long i0, long long hi,
-                                                  long long ta, long long tc, double (*sa)[TILE],
-                                                  double (*sc)[TILE]) {
-  for (int e = threadIdx.x; e < KT * TILE; e += THREADS) {
-    int kk = e / TILE, cc = e % TILE;
-    long long i = i0 + kk;
-    bool in = i < hi;
-    sa[kk][cc] = in ? a.w[i] * xval(a, i, ta * TILE + cc) : 0.0;
-    sc[kk][cc] = in ? xval(a, i, tc * TILE + cc) : 0.0;
-  }
-}
-
-/* CTA (pair, row range): H[a][c] += w_i x_ia x_ic over the range's rows in
- * order, for a in tile ta, c in tile tc; thread (tx, ty) computes entries
- * (ty + 16 u, tx + 16 v). */
-__global__ static void __launch_bounds__(THREADS) hess_kernel(hess_args a) {
-  __shared__ double sa[KT][TILE], sc[KT][TILE];
-  long long ta, tc, lo = (long long)blockIdx.y * a.chunk, hi = min(a.rows, lo + a.chunk);
-  pair_tiles(blockIdx.x, a.ntile, &ta, &tc);
-  int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-  double acc[4][4] = {};
-  for (long long i0 = lo; i0 < hi; i0 += KT) {
-    load_tiles(a, i0, hi, ta, tc, sa, sc);
-    __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < KT; kk++) {
-      double u[4], v[4];
-#pragma unroll
-      for (int m = 0; m < 4; m++) u[m] = sa[kk][ty + 16 * m], v[m] = sc[kk][tx + 16 * m];
-#pragma unroll
-      for (int m = 0; m < 4; m++)
-#pragma unroll
-        for (int n = 0; n < 4; n++) acc[m][n] = fma(u[m], v[n], acc[m][n]);
-    }
-    __syncthreads();
-  }
-  double *out = a.part + ((long long)blockIdx.y * a.npairs + blockIdx.x) * (TILE * TILE);
-#pragma unroll
-  for (int m = 0; m < 4; m++)
-#pragma unroll
-    for (int n = 0; n < 4; n++) out[(ty + 16 * m) * TILE + tx + 16 * n] = acc[m][n];
-}
-
 /* ---- a block's outputs ----------------------------------------------------- */
 
-/* Output k of a block: its partials summed in CTA order. The Hessian's
- * (a, c) and (c, a) both come from the upper triangle's (min, max). */
+/* The sum of n values at v, v + stride, ... on a warp: lane l adds values
+ * l, l + 32, ... in order, then the butterfly (the same bits every time). */
+__device__ static __forceinline__ double warp_sum_strided(const double *v, long long n,
+                                                         long long stride, int lane) {
+  double s = 0.0;
+  for (long long i = lane; i < n; i += 32) s += v[i * stride];
+  return warp_sum(s);
+}
+
+/* Warp k < nsum: output k (the loss, the gradient, and last the sum of the
+ * weights, which is H[p][p]) from the CTAs' partials. Then, with the
+ * Hessian, warp nsum + e for entry e = (a, c) of its first p rows with
+ * a <= c, from the slices' products, written to (a, c) and (c, a): the
+ * Hessian is exactly symmetric. */
 __global__ static void finish_kernel(finish_args f) {
-  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= f.len) return;
-  const double *src = f.part + k;
-  long long n = f.nrc, stride = f.ld;
-  if (k >= f.ld) {
-    long long e = k - f.ld, r = e / f.q, c = e % f.q, lo = min(r, c), hi = max(r, c);
-    long long pair = pair_index(lo / TILE, hi / TILE, (f.q + TILE - 1) / TILE);
-    src = f.hpart + pair * (TILE * TILE) + (lo % TILE) * TILE + hi % TILE;
-    n = f.nhc, stride = f.npairs * (TILE * TILE);
+  long long k = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  int lane = threadIdx.x % 32;
+  if (k < f.nsum) {
+    double s = warp_sum_strided(f.part + k, f.nrc, f.ld, lane);
+    if (lane == 0) f.out[k < 1 + f.q ? k : 1 + f.q + f.p * f.q + f.p] = s;
+    return;
   }
-  double s = src[0];
-  for (long long i = 1; i < n; i++) s += src[i * stride];
-  f.out[k] = s;
+  long long e = k - f.nsum;
+  long long a = e / f.q, c = e % f.q;
+  if (f.nsl == 0 || e >= f.p * f.q || c < a) return;
+  double s = warp_sum_strided(f.hpart + e, f.nsl, f.p * f.q, lane);
+  double *h = f.out + 1 + f.q;
+  if (lane == 0) h[a * f.q + c] = h[c * f.q + a] = s;
 }
 
 /* ---- the data checks ------------------------------------------------------- */
@@ -318,18 +348,16 @@ static unsigned grid_for(long long n) {
  * reused block after block) and its host staging. */
 typedef struct glm_run {
   const tsr_glm_pass *pass;
-  long long q, len, ld, ntile, npairs, max_rows;
+  long long q, len, ld, max_rows;
   int grad, hess;
-  double *beta, *out, *part, *r, *w, *hpart, *host;
+  double *beta, *out, *part, *r, *s, *hpart, *host;
   unsigned long long *slot;
 } glm_run;
 
-/* The rows CTAs of a block and their row ranges; the Hessian's likewise:
- * functions of the block's rows (and p) only. */
-static long long row_ctas(long long rows) { return min_ll(cdiv(rows, ROW_CHUNK), MAX_CHUNKS); }
-static long long hess_ctas(long long rows, long long npairs) {
-  long long n = min_ll(cdiv(rows, HESS_MIN_ROWS), cdiv(HESS_CTAS, npairs));
-  return n < 1 ? 1 : n;
+/* The rows CTAs of a block and their row ranges: functions of the block's
+ * rows only. */
+static long long row_ctas(long long rows, long long q) {
+  return min_ll(cdiv(rows, q <= TQ ? TILE_CHUNK : ROW_CHUNK), MAX_CHUNKS);
 }
 
 static int dev_alloc(long long n, const char *what, double **ptr) {
@@ -349,17 +377,16 @@ static int run_alloc(glm_run *g) {
     return st;
   }
   TSR_CHECK(dev_alloc(nb * g->q, "coefficients", &g->beta));
-  TSR_CHECK(dev_alloc(row_ctas(rows) * g->ld, "partial sums", &g->part));
+  TSR_CHECK(dev_alloc(row_ctas(rows, g->q) * g->ld, "partial sums", &g->part));
   if (g->grad && g->q > GCOLS) TSR_CHECK(dev_alloc(rows, "residuals", &g->r));
-  if (g->hess) TSR_CHECK(dev_alloc(rows, "weights", &g->w));
+  if (g->hess) TSR_CHECK(dev_alloc(rows * g->q, "w [X 1]", &g->s));
   if (g->hess)
-    TSR_CHECK(dev_alloc(hess_ctas(rows, g->npairs) * g->npairs * TILE * TILE, "Hessian tiles",
-                        &g->hpart));
+    TSR_CHECK(dev_alloc(cdiv(rows, HROWS) * g->pass->p * g->q, "Hessian slices", &g->hpart));
   return TSR_OK;
 }
 
 static void run_free(glm_run *g) {
-  double *dev[] = {g->beta, g->out, g->part, g->r, g->w, g->hpart, (double *)g->slot};
+  double *dev[] = {g->beta, g->out, g->part, g->r, g->s, g->hpart, (double *)g->slot};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) tsr_gpu_release(dev[i]);
   free(g->host);
@@ -379,7 +406,7 @@ static int upload_betas(glm_run *g) {
 /* The loss (gradient, Hessian) of block b into its results. */
 static int block_sums(glm_run *g, long long b) {
   const tsr_glm_block *bl = &g->pass->blocks[b];
-  long long p = g->pass->p, rows = bl->rows, nrc = row_ctas(rows);
+  long long p = g->pass->p, rows = bl->rows, nrc = row_ctas(rows, g->q);
   double *out = g->out + b * g->len;
   if (rows <= 0)
     return CUDA_STATUS(cudaMemsetAsync(out, 0, sizeof(double) * (size_t)g->len, STREAM));
@@ -393,21 +420,30 @@ static int block_sums(glm_run *g, long long b) {
                  .beta = g->beta + b * g->q,
                  .part = g->part,
                  .r = g->r,
-                 .w = g->w};
-  if (g->grad)
+                 .s = g->s};
+  if (g->q <= TQ && g->grad)
+    tile_kernel<true><<<(unsigned)nrc, THREADS, 0, STREAM>>>(a);
+  else if (g->q <= TQ)
+    tile_kernel<false><<<(unsigned)nrc, THREADS, 0, STREAM>>>(a);
+  else if (g->grad)
     rows_kernel<true><<<(unsigned)nrc, THREADS, 0, STREAM>>>(a);
   else
     rows_kernel<false><<<(unsigned)nrc, THREADS, 0, STREAM>>>(a);
   if (g->grad && g->q > GCOLS)
     rest_kernel<<<dim3((unsigned)cdiv(g->q - GCOLS, REST_THREADS), (unsigned)nrc), REST_THREADS, 0,
                   STREAM>>>(a);
-  long long nhc = g->hess ? hess_ctas(rows, g->npairs) : 0;
-  if (g->hess) {
-    hess_args h = {p, rows, cdiv(rows, nhc), g->ntile, g->npairs, bl->x, g->w, g->hpart};
-    hess_kernel<<<dim3((unsigned)g->npairs, (unsigned)nhc), THREADS, 0, STREAM>>>(h);
-  }
-  finish_args f = {g->q, g->len, nrc, g->ld, nhc, g->npairs, g->part, g->hpart, out};
-  finish_kernel<<<(unsigned)cdiv(g->len, THREADS), THREADS, 0, STREAM>>>(f);
+  CUDA_CHECK(cudaGetLastError());
+  long long q = g->q, full = g->hess ? rows / HROWS : 0, tail = g->hess ? rows % HROWS : 0;
+  if (full > 0) /* slice i: X_i^T S_i = [X_i^T W_i X_i | X_i^T w_i], p x q */
+    TSR_CHECK(tsr_gpu_gemm_tn_async(p, q, HROWS, bl->x, p, HROWS * p, g->s, q, HROWS * q,
+                                    g->hpart, q, p * q, full));
+  if (tail > 0)
+    TSR_CHECK(tsr_gpu_gemm_tn_async(p, q, tail, bl->x + full * HROWS * p, p, 0,
+                                    g->s + full * HROWS * q, q, 0, g->hpart + full * p * q, q, 0,
+                                    1));
+  long long nsl = full + (tail > 0), entries = nsl > 0 ? p * q : 0;
+  finish_args f = {p, q, nrc, g->ld, g->ld, nsl, g->part, g->hpart, out};
+  finish_kernel<<<(unsigned)cdiv((g->ld + entries) * 32, THREADS), THREADS, 0, STREAM>>>(f);
   CUDA_CHECK(cudaGetLastError());
   return TSR_OK;
 }
@@ -449,9 +485,7 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
   g->len = tsr_glm_out_len(ps->p, ps->what);
   g->grad = ps->what == TSR_GLM_GRAD || ps->what == TSR_GLM_HESS;
   g->hess = ps->what == TSR_GLM_HESS;
-  g->ld = g->grad ? 1 + g->q : 1;
-  g->ntile = cdiv(g->q, TILE);
-  g->npairs = g->ntile * (g->ntile + 1) / 2;
+  g->ld = g->hess ? 2 + g->q : g->grad ? 1 + g->q : 1;
   for (long long b = 0; b < ps->nblocks; b++)
     if (ps->blocks[b].rows > g->max_rows) g->max_rows = ps->blocks[b].rows;
   size_t nhost = (size_t)(ps->nblocks * (g->len + g->q));

@@ -80,6 +80,7 @@ extern "C" {
   X(blas_lib, cublasSetStream, "cublasSetStream_v2")                          \
   X(blas_lib, cublasDgeam, "cublasDgeam")                                     \
   X(blas_lib, cublasDgemm, "cublasDgemm_v2")                                  \
+  X(blas_lib, cublasDgemmStridedBatched, "cublasDgemmStridedBatched")          \
   X(blas_lib, cublasDsyrk, "cublasDsyrk_v2")                                  \
   X(blas_lib, cublasDtrsm, "cublasDtrsm_v2")                                  \
   X(blas_lib, cublasDtrmm, "cublasDtrmm_v2")
@@ -525,6 +526,26 @@ done:
 }
 
 /* ---- GEMM ------------------------------------------------------------------ */
+
+extern "C" int tsr_gpu_gemm_tn_async(int64_t m, int64_t n, int64_t k, const double *a,
+                                     int64_t lda, int64_t sa, const double *b, int64_t ldb,
+                                     int64_t sb, double *c, int64_t ldc, int64_t sc,
+                                     int64_t batch) {
+  if (m == 0 || n == 0 || k == 0 || batch == 0) return TSR_OK;
+  handles *h;
+  TSR_CHECK(get_handles(&h));
+  int st = TSR_OK;
+  const double one = 1.0, zero = 0.0;
+  /* C^T (n x m) = B^T A: column-major views B^T (n x k) and A^T (m x k), the latter transposed */
+  CUBLAS_CHECK_GOTO(st,
+                    L.cublasDgemmStridedBatched(h->blas, CUBLAS_OP_N, CUBLAS_OP_T, (int)n, (int)m,
+                                                (int)k, &one, b, (int)ldb, (long long)sb, a,
+                                                (int)lda, (long long)sa, &zero, c, (int)ldc,
+                                                (long long)sc, (int)batch),
+                    done);
+done:
+  return st;
+}
 
 extern "C" int tsr_gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
                             const double *b, int64_t ldb, double beta, double *c, int64_t ldc) {

@@ -22,6 +22,13 @@ int tsr_gpu_qr_deferred(int64_t m, int64_t n, const double *a, double *q, double
 int tsr_gpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
 int tsr_gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc);
+/* For i < batch: c_i (m x n) = a_i^T b_i for a_i (k x m) and b_i (k x n),
+ * all row-major with leading dimensions lda, ldb, ldc, the i-th at a + i sa
+ * (b + i sb, c + i sc), on this thread's stream, without waiting (the GLM
+ * pass's Hessian X^T (W X), slice by slice of rows). */
+int tsr_gpu_gemm_tn_async(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                          int64_t sa, const double *b, int64_t ldb, int64_t sb, double *c,
+                          int64_t ldc, int64_t sc, int64_t batch);
 int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
                    int64_t ldd);
 int tsr_gpu_axpy(size_t n, const double *x, double *y);
