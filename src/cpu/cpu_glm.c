@@ -114,9 +114,8 @@ int tsr_cpu_glm_pass(const tsr_glm_pass *pass) {
 #endif
 #pragma omp parallel if (team)
   {
-    double *tile = pass->what == TSR_GLM_HESS
-                       ? malloc(sizeof(double) * (size_t)(TILE * (p + 2) + 1))
-                       : NULL;
+    double *tile =
+        pass->what == TSR_GLM_HESS ? malloc(sizeof(double) * (size_t)(TILE * (p + 2) + 1)) : NULL;
     if (pass->what == TSR_GLM_HESS && !tile)
       tsr_workers_fail(&wk, TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass"));
 #pragma omp for schedule(dynamic, 1)

@@ -29,8 +29,7 @@ static int name_arg(tsr_ctx *c, const tsr_args *a, int i, const char *what,
   for (int k = 0; k < n; k++)
     snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
              table[k].name);
-  return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "unknown %s \"%s\" (one of %s)", what, s,
-                       names);
+  return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "unknown %s \"%s\" (one of %s)", what, s, names);
 }
 
 static int bool_arg(tsr_ctx *c, const tsr_args *a, int i, const char *what, int *out) {
@@ -45,11 +44,17 @@ static int bool_arg(tsr_ctx *c, const tsr_args *a, int i, const char *what, int 
 static int fit_settings(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                         tsr_fit *f) {
   memset(f, 0, sizeof *f);
-  *f = (tsr_fit){.family = def->code, .solver = TSR_SOLVER_NEWTON, .reg = TSR_REG_L2,
-                 .fit_intercept = 1, .max_iter = 100, .lamduh = 1.0, .l1_ratio = 0.5,
+  *f = (tsr_fit){.family = def->code,
+                 .solver = TSR_SOLVER_NEWTON,
+                 .reg = TSR_REG_L2,
+                 .fit_intercept = 1,
+                 .max_iter = 100,
+                 .lamduh = 1.0,
+                 .l1_ratio = 0.5,
                  .tol = 1e-8};
   snprintf(f->label, sizeof f->label, "%s at %d:%d", def->name, call->line, call->col);
-  if (a->given[P_REG]) TSR_CHECK(name_arg(c, a, P_REG, "regularizer", tsr_glm_regularizers, TSR_NREGS, &f->reg));
+  if (a->given[P_REG])
+    TSR_CHECK(name_arg(c, a, P_REG, "regularizer", tsr_glm_regularizers, TSR_NREGS, &f->reg));
   if (a->given[P_SOLVER])
     TSR_CHECK(name_arg(c, a, P_SOLVER, "solver", tsr_glm_solvers, TSR_NSOLVERS, &f->solver));
   else if (!tsr_glm_regularizers[f->reg].smooth)
@@ -61,15 +66,19 @@ static int fit_settings(tsr_ctx *c, const ast_node *call, const tsr_op_def *def,
                          tsr_glm_solvers[f->solver].name, tsr_glm_regularizers[f->reg].name);
   if (a->given[P_LAMDUH]) TSR_CHECK(tsr_arg_number(c, a, P_LAMDUH, "lamduh", &f->lamduh));
   if (!(f->lamduh >= 0 && f->lamduh < 1e300))
-    return tsr_ctx_error(c, a->at[P_LAMDUH], TSR_ERR_VALUE, "lamduh must be finite and >= 0, got %g", f->lamduh);
+    return tsr_ctx_error(c, a->at[P_LAMDUH], TSR_ERR_VALUE,
+                         "lamduh must be finite and >= 0, got %g", f->lamduh);
   if (a->given[P_L1_RATIO]) TSR_CHECK(tsr_arg_number(c, a, P_L1_RATIO, "l1_ratio", &f->l1_ratio));
   if (!(f->l1_ratio >= 0 && f->l1_ratio <= 1))
-    return tsr_ctx_error(c, a->at[P_L1_RATIO], TSR_ERR_VALUE, "l1_ratio must be in [0, 1], got %g", f->l1_ratio);
-  if (a->given[P_INTERCEPT]) TSR_CHECK(bool_arg(c, a, P_INTERCEPT, "fit_intercept", &f->fit_intercept));
+    return tsr_ctx_error(c, a->at[P_L1_RATIO], TSR_ERR_VALUE, "l1_ratio must be in [0, 1], got %g",
+                         f->l1_ratio);
+  if (a->given[P_INTERCEPT])
+    TSR_CHECK(bool_arg(c, a, P_INTERCEPT, "fit_intercept", &f->fit_intercept));
   long long it = f->max_iter;
   if (a->given[P_MAX_ITER]) TSR_CHECK(tsr_arg_int(c, a, P_MAX_ITER, "max_iter", &it));
   if (it < 1 || it > 100000000)
-    return tsr_ctx_error(c, a->at[P_MAX_ITER], TSR_ERR_VALUE, "max_iter must be 1 or more, got %lld", it);
+    return tsr_ctx_error(c, a->at[P_MAX_ITER], TSR_ERR_VALUE,
+                         "max_iter must be 1 or more, got %lld", it);
   f->max_iter = (int)it;
   if (a->given[P_TOL]) TSR_CHECK(tsr_arg_number(c, a, P_TOL, "tol", &f->tol));
   if (!(f->tol > 0 && f->tol < 1))
@@ -83,9 +92,11 @@ static int fit_data(tsr_ctx *c, const tsr_op_def *def, tsr_args *a, tsr_node **x
   TSR_CHECK(tsr_arg_array(c, a, P_Y, def->name, y));
   const tsr_grid *gx = &(*x)->grid, *gy = &(*y)->grid;
   if (gx->ndim != 2)
-    return tsr_ctx_error(c, a->at[P_X], TSR_ERR_SHAPE, "X must be 2-d (samples x features), got %d dimensions", gx->ndim);
+    return tsr_ctx_error(c, a->at[P_X], TSR_ERR_SHAPE,
+                         "X must be 2-d (samples x features), got %d dimensions", gx->ndim);
   if (gy->ndim != 1)
-    return tsr_ctx_error(c, a->at[P_Y], TSR_ERR_SHAPE, "y must be 1-d (one response per sample), got %d dimensions", gy->ndim);
+    return tsr_ctx_error(c, a->at[P_Y], TSR_ERR_SHAPE,
+                         "y must be 1-d (one response per sample), got %d dimensions", gy->ndim);
   if (gx->shape[0] != gy->shape[0])
     return tsr_ctx_error(c, a->at[P_Y], TSR_ERR_SHAPE, "X has %lld samples (rows) but y has %lld",
                          (long long)gx->shape[0], (long long)gy->shape[0]);
@@ -164,7 +175,8 @@ static int linear_predictor(tsr_ctx *c, tsr_args *a, tsr_node **eta) {
   TSR_CHECK(tsr_arg_array(c, a, Q_X, "predict", &x));
   TSR_CHECK(tsr_arg_array(c, a, Q_COEF, "predict", &coef));
   if (x->grid.ndim != 2)
-    return tsr_ctx_error(c, a->at[Q_X], TSR_ERR_SHAPE, "X must be 2-d, got %d dimensions", x->grid.ndim);
+    return tsr_ctx_error(c, a->at[Q_X], TSR_ERR_SHAPE, "X must be 2-d, got %d dimensions",
+                         x->grid.ndim);
   if (coef->grid.ndim != 1 || coef->grid.shape[0] != x->grid.shape[1])
     return tsr_ctx_error(c, a->at[Q_COEF], TSR_ERR_SHAPE,
                          "coef must be 1-d with one value per column of X (%lld)",
@@ -172,7 +184,8 @@ static int linear_predictor(tsr_ctx *c, tsr_args *a, tsr_node **eta) {
   if (a->given[Q_INTERCEPT] && a->v[Q_INTERCEPT].kind != V_NONE) {
     TSR_CHECK(tsr_as_array(c, &a->v[Q_INTERCEPT], a->at[Q_INTERCEPT], TSR_F64, &b));
     if (b->grid.ndim != 0)
-      return tsr_ctx_error(c, a->at[Q_INTERCEPT], TSR_ERR_SHAPE, "intercept must be a number or a 0-d array");
+      return tsr_ctx_error(c, a->at[Q_INTERCEPT], TSR_ERR_SHAPE,
+                           "intercept must be a number or a 0-d array");
   }
   /* X's columns in one chunk, so that each row block is one product */
   const int64_t *sizes[2] = {x->grid.sizes[0], &x->grid.shape[1]};

@@ -199,7 +199,8 @@ __device__ static __forceinline__ void store_s(const rows_args &a, long long i0,
 #pragma unroll
     for (int k = 0; k < KREG; k++)
       if (lane + 32 * k < q) sr[lane + 32 * k] = wt * xv[t][k];
-    for (long long j = GCOLS + lane; j < q; j += 32) sr[j] = wt * (j < a.p ? a.x[i * a.p + j] : 1.0);
+    for (long long j = GCOLS + lane; j < q; j += 32)
+      sr[j] = wt * (j < a.p ? a.x[i * a.p + j] : 1.0);
   }
 }
 
@@ -287,7 +288,7 @@ __global__ static void rest_kernel(rows_args a) {
 /* The sum of n values at v, v + stride, ... on a warp: lane l adds values
  * l, l + 32, ... in order, then the butterfly (the same bits every time). */
 __device__ static __forceinline__ double warp_sum_strided(const double *v, long long n,
-                                                         long long stride, int lane) {
+                                                          long long stride, int lane) {
   double s = 0.0;
   for (long long i = lane; i < n; i += 32) s += v[i * stride];
   return warp_sum(s);
@@ -435,8 +436,8 @@ static int block_sums(glm_run *g, long long b) {
   CUDA_CHECK(cudaGetLastError());
   long long q = g->q, full = g->hess ? rows / HROWS : 0, tail = g->hess ? rows % HROWS : 0;
   if (full > 0) /* slice i: X_i^T S_i = [X_i^T W_i X_i | X_i^T w_i], p x q */
-    TSR_CHECK(tsr_gpu_gemm_tn_async(p, q, HROWS, bl->x, p, HROWS * p, g->s, q, HROWS * q,
-                                    g->hpart, q, p * q, full));
+    TSR_CHECK(tsr_gpu_gemm_tn_async(p, q, HROWS, bl->x, p, HROWS * p, g->s, q, HROWS * q, g->hpart,
+                                    q, p * q, full));
   if (tail > 0)
     TSR_CHECK(tsr_gpu_gemm_tn_async(p, q, tail, bl->x + full * HROWS * p, p, 0,
                                     g->s + full * HROWS * q, q, 0, g->hpart + full * p * q, q, 0,

@@ -59,7 +59,7 @@ struct tsr_node;
 typedef struct tsr_fit {
   int family, solver, reg, fit_intercept, max_iter;
   double lamduh, l1_ratio, tol;
-  char label[64]; /* "logistic_regression at 3:17", for messages */
+  char label[64];                /* "logistic_regression at 3:17", for messages */
   const struct tsr_node *x_user; /* X as the user wrote it (its chunks name a bad chunk) */
   /* Set when the fit has run: */
   int n_iter, converged, passes;

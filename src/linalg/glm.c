@@ -91,8 +91,8 @@ static int check_data(tsr_glm_data *d, const tsr_fit *fit) {
     char where[128];
     if (bad_x >= 0) {
       chunk_of_row(fit->x_user, start + (int64_t)bad_x, where, sizeof where);
-      return TSR_ERROR(TSR_ERR_VALUE, "%s: X has a NaN or an infinity in row %lld (%s)",
-                       fit->label, (long long)(start + (int64_t)bad_x), where);
+      return TSR_ERROR(TSR_ERR_VALUE, "%s: X has a NaN or an infinity in row %lld (%s)", fit->label,
+                       (long long)(start + (int64_t)bad_x), where);
     }
     if (bad_y >= 0) {
       static const char *rule[] = {"0 or 1", "finite", "finite and >= 0"};

@@ -32,10 +32,10 @@ typedef struct tsr_glm_data {
   const int64_t *rows; /* rows of each block */
   double **x, **y;     /* this rank's blocks in backend memory (NULL for the others) */
   int x_borrowed, y_borrowed;
-  int64_t nmine;       /* how many blocks this rank owns (b = rank, rank + size, ...) */
-  double *out;         /* scratch: nmine results of the largest kind */
-  double *all;         /* scratch: nb results, in block order */
-  int passes;          /* data passes so far (the same count on every rank) */
+  int64_t nmine; /* how many blocks this rank owns (b = rank, rank + size, ...) */
+  double *out;   /* scratch: nmine results of the largest kind */
+  double *all;   /* scratch: nb results, in block order */
+  int passes;    /* data passes so far (the same count on every rank) */
 } tsr_glm_data;
 
 /* The sums over every block at beta (q values): out[0] the loss, then for
@@ -69,8 +69,7 @@ void tsr_glm_prox(const tsr_glm_problem *pb, double t, double *v);
 
 /* A solver: from beta = 0, minimizes loss + lam R into beta (q values);
  * sets fit's n_iter and converged, and *obj to the final objective. */
-typedef int (*tsr_glm_solver)(const tsr_glm_problem *pb, double *beta, tsr_fit *fit,
-                              double *obj);
+typedef int (*tsr_glm_solver)(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);

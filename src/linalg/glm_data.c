@@ -63,7 +63,8 @@ int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *c
   double t0 = tsr_comm_time();
   int st = tsr_be_glm_pass(ex->be, &pass);
   ex->compute_s += tsr_comm_time() - t0;
-  for (int64_t k = 0; k < d->nmine; k++) ex->elements += (double)(d->rows[ex->rank + k * ex->size] * (d->p + 1));
+  for (int64_t k = 0; k < d->nmine; k++)
+    ex->elements += (double)(d->rows[ex->rank + k * ex->size] * (d->p + 1));
   free(bl);
   return st;
 }

@@ -91,8 +91,7 @@ static int prox_step(const tsr_glm_problem *pb, fista *f, double *s, double *gma
       double dz = f->z[j] - f->y[j];
       lin += f->vy[1 + j] * dz, sq += dz * dz;
     }
-    if (isfinite(f->vz[0]) &&
-        f->vz[0] <= f->vy[0] + lin + sq / (2 * *s) + 1e-13 * fabs(f->vy[0]))
+    if (isfinite(f->vz[0]) && f->vz[0] <= f->vy[0] + lin + sq / (2 * *s) + 1e-13 * fabs(f->vy[0]))
       break;
   }
   double m = 0;
@@ -145,8 +144,8 @@ typedef struct local {
   int valid, active;
 } local;
 
-static double local_phi(int64_t q, double loss, const double *b, const double *z,
-                        const double *u, double rho) {
+static double local_phi(int64_t q, double loss, const double *b, const double *z, const double *u,
+                        double rho) {
   double s = 0;
   for (int64_t j = 0; j < q; j++) s += (b[j] - z[j] + u[j]) * (b[j] - z[j] + u[j]);
   return loss + 0.5 * rho * s;
@@ -207,8 +206,10 @@ static int local_solves(const tsr_glm_problem *pb, local *ls, double *const *tri
     d->passes++; /* a pass over the blocks still moving, counted alike on every rank */
     TSR_CHECK(tsr_agree(mine ? tsr_glm_eval_mine(d, trials, TSR_GLM_HESS, outs) : TSR_OK));
     for (int64_t k = 0; k < d->nmine; k++)
-      if (ls[k].active) local_advance(pb, &ls[k], z, rho);
-      else memcpy(ls[k].trial, ls[k].b, sizeof(double) * (size_t)pb->q);
+      if (ls[k].active)
+        local_advance(pb, &ls[k], z, rho);
+      else
+        memcpy(ls[k].trial, ls[k].b, sizeof(double) * (size_t)pb->q);
   }
   return TSR_OK;
 }
@@ -253,8 +254,8 @@ static void admm_free(const tsr_glm_data *d, admm *a) {
 /* z = prox of the penalty over the mean of b_k + u_k (every block, in block
  * order); the residuals of this iteration into r (primal) and s (dual), and
  * the scales of their tolerances. Collective. */
-static int admm_consensus(const tsr_glm_problem *pb, admm *a, double *r, double *s,
-                          double *eps_r, double *eps_s) {
+static int admm_consensus(const tsr_glm_problem *pb, admm *a, double *r, double *s, double *eps_r,
+                          double *eps_s) {
   tsr_glm_data *d = pb->data;
   int64_t q = pb->q, nb = d->nb;
   for (int64_t k = 0; k < d->nmine; k++) {
@@ -275,7 +276,8 @@ static int admm_consensus(const tsr_glm_problem *pb, admm *a, double *r, double 
       double bj = a->all[b * 2 * q + j], uj = a->all[b * 2 * q + q + j] + bj - a->z[j];
       rr += (bj - a->z[j]) * (bj - a->z[j]), bb += bj * bj, uu += uj * uj;
     }
-  for (int64_t j = 0; j < q; j++) dz += (a->z[j] - a->zold[j]) * (a->z[j] - a->zold[j]), zz += a->z[j] * a->z[j];
+  for (int64_t j = 0; j < q; j++)
+    dz += (a->z[j] - a->zold[j]) * (a->z[j] - a->zold[j]), zz += a->z[j] * a->z[j];
   *r = sqrt(rr);
   *s = a->rho * sqrt((double)nb * dz);
   *eps_r = fmax(1.0, fmax(sqrt(bb), sqrt((double)nb * zz)));
@@ -314,7 +316,8 @@ int tsr_glm_admm(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *
   fit->n_iter = it;
   memcpy(beta, a.z, sizeof(double) * (size_t)q);
   double *v = malloc(sizeof(double) * 2);
-  if (st == TSR_OK) st = v ? data_part(pb, beta, TSR_GLM_LOSS, v) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK)
+    st = v ? data_part(pb, beta, TSR_GLM_LOSS, v) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   *obj = st == TSR_OK ? v[0] + tsr_glm_penalty(pb, beta) : 0;
   free(v);
   admm_free(d, &a);

@@ -203,12 +203,15 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
     memcpy(s[slot], beta, sizeof(double) * (size_t)q); /* the old point, until s is known */
     st = line_search(pb, TSR_GLM_GRAD, beta, &k, dot(q, k.v + 1, k.d), &t, &ok);
     if (st != TSR_OK || !ok) break;
-    for (int64_t j = 0; j < q; j++) s[slot][j] = beta[j] - s[slot][j], y[slot][j] = k.v[1 + j] - g0[j];
+    for (int64_t j = 0; j < q; j++)
+      s[slot][j] = beta[j] - s[slot][j], y[slot][j] = k.v[1 + j] - g0[j];
     double sy = dot(q, s[slot], y[slot]);
     if (!(sy > 1e-12 * sqrt(dot(q, s[slot], s[slot]) * dot(q, y[slot], y[slot])))) continue;
     rho[slot] = 1.0 / sy;
-    if (m < LBFGS_PAIRS) m++;
-    else head = (head + 1) % LBFGS_PAIRS;
+    if (m < LBFGS_PAIRS)
+      m++;
+    else
+      head = (head + 1) % LBFGS_PAIRS;
   }
   fit->n_iter = it;
   *obj = k.v ? k.v[0] : 0;

@@ -4,7 +4,10 @@
                              on different scales, so hidden scaling would
                              show) and DIR/fits.tsr / DIR/rechunked.tsr
   glm_check.py check RES     compares every fit in RES with scikit-learn
-  glm_check.py same A B      every dataset (and fit attribute) of A and B bitwise equal
+  glm_check.py same A B [fits]  every dataset (and fit attribute) of A and B
+                             bitwise equal; with "fits", only the fits (the
+                             predictions are products with X, whose bits
+                             follow X's chunks)
 
 The objective is sum_i loss(x_i.b + c, y_i) + lam * R(b): scikit-learn's
 LogisticRegression has C = 1/lam; Ridge alpha = lam; PoissonRegressor, Lasso
@@ -134,10 +137,11 @@ def check(res):
         sys.exit(1)
 
 
-def same(a, b):
+def same(a, b, only=None):
+    fits = {nm for nm, *_ in FITS} | {nm + "_b" for nm, *_ in FITS}
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
         for k in fa:
-            if k.startswith("s_") or k in ("X",):
+            if only == "fits" and k not in fits:
                 continue
             va, vb = fa[k][...], fb[k][...]
             if va.tobytes() != vb.tobytes():
