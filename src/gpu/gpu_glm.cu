@@ -79,6 +79,20 @@ typedef struct rows_args {
   double *s;        /* the Hessian's S = w_i [x_i 1] (rows x (p + 1)), or NULL */
 } rows_args;
 
+/* A pass's blocks for the one-launch path: each block's data, rows, CTAs
+ * and its first CTA in the launch. */
+typedef struct pass_block {
+  const double *x, *y, *beta;
+  long long rows, chunk, nrc, cta0;
+} pass_block;
+
+typedef struct pass_args {
+  int family;
+  long long p, ld, nb;
+  const pass_block *tab;
+  double *part, *out;
+} pass_args;
+
 typedef struct finish_args {
   long long p, q, nrc, ld, nsum; /* nsum: partial sums per CTA (ld of them) */
   long long nsl;                 /* slices of the Hessian's product (0: none) */
@@ -93,6 +107,15 @@ typedef struct finish_args {
 __device__ static __forceinline__ double warp_sum(double v) {
   for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL, v, m);
   return v;
+}
+
+/* The sum of n values at v, v + stride, ... on a warp: lane l adds values
+ * l, l + 32, ... in order, then the butterfly (the same bits every time). */
+__device__ static __forceinline__ double warp_sum_strided(const double *v, long long n,
+                                                          long long stride, int lane) {
+  double s = 0.0;
+  for (long long i = lane; i < n; i += 32) s += v[i * stride];
+  return warp_sum(s);
 }
 
 /* Row i's entries of the lane's register columns; the intercept column is
@@ -226,13 +249,13 @@ template <bool GRAD> __global__ static void __launch_bounds__(THREADS, 2) rows_k
   store_partials<GRAD>(a, loss, wsum, acc);
 }
 
-/* CTA b: rows [b chunk, (b + 1) chunk) in tiles of TR rows (p + 1 <= TQ);
- * see the file's top comment. */
-template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kernel(rows_args a) {
+/* CTA cta of a block: rows [cta chunk, (cta + 1) chunk) in tiles of TR
+ * rows (p + 1 <= TQ); see the file's top comment. */
+template <bool GRAD> __device__ static void tile_body(const rows_args &a, long long cta) {
   __shared__ double xs[TR][TQ + 1]; /* odd row length: column reads hit distinct banks */
   __shared__ double bs[TQ], rs[TR], ws[TR], ls[TR];
   int tid = threadIdx.x, p = (int)a.p, q = p + 1, row = tid / TG, part = tid % TG;
-  long long lo = (long long)blockIdx.x * a.chunk, hi = min(a.rows, lo + a.chunk);
+  long long lo = cta * a.chunk, hi = min(a.rows, lo + a.chunk);
   for (int j = tid; j < q; j += THREADS) bs[j] = a.beta[j];
   double g = 0.0, loss = 0.0, wsum = 0.0; /* g: column tid's, for tid < q */
   for (long long t0 = lo; t0 < hi; t0 += TR) {
@@ -266,10 +289,43 @@ template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kern
         a.s[t0 * q + e] = ws[r] * xs[r][e - r * q]; /* S's tile is contiguous too */
       }
   }
-  double *out = a.part + blockIdx.x * a.ld;
+  double *out = a.part + cta * a.ld;
   if (tid == 0) out[0] = loss;
   if (GRAD && tid < q) out[1 + tid] = g;
   if (GRAD && a.s && tid == 0) out[1 + q] = wsum;
+}
+
+/* One block's CTAs (the Hessian's passes: S is one block's). */
+template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kernel(rows_args a) {
+  tile_body<GRAD>(a, blockIdx.x);
+}
+
+/* A pass's blocks in one launch (loss and gradient passes): CTA c belongs
+ * to the last block whose first CTA is at most c, and is that block's CTA
+ * c - cta0, with the same rows and sums as in its own launch. */
+template <bool GRAD>
+__global__ static void __launch_bounds__(THREADS) tile_pass_kernel(pass_args m) {
+  __shared__ long long sb;
+  if (threadIdx.x == 0) {
+    long long b = 0;
+    while (b + 1 < m.nb && m.tab[b + 1].cta0 <= (long long)blockIdx.x) b++;
+    sb = b;
+  }
+  __syncthreads();
+  const pass_block &t = m.tab[sb];
+  rows_args a = {m.family, m.p, t.rows, t.chunk, m.ld, t.x, t.y, t.beta, m.part + t.cta0 * m.ld,
+                 NULL,     NULL};
+  tile_body<GRAD>(a, blockIdx.x - t.cta0);
+}
+
+/* Warp w: output k = w mod ld of block b = w / ld, from that block's CTAs'
+ * partials in the order finish_kernel sums them. */
+__global__ static void pass_finish_kernel(pass_args m) {
+  long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32, b = w / m.ld, k = w % m.ld;
+  if (b >= m.nb) return;
+  const pass_block &t = m.tab[b];
+  double s = warp_sum_strided(m.part + t.cta0 * m.ld + k, t.nrc, m.ld, threadIdx.x % 32);
+  if (threadIdx.x % 32 == 0) m.out[b * m.ld + k] = s;
 }
 
 /* The gradient's columns GCOLS .. p of CTA (column group, row range),
@@ -284,15 +340,6 @@ __global__ static void rest_kernel(rows_args a) {
 }
 
 /* ---- a block's outputs ----------------------------------------------------- */
-
-/* The sum of n values at v, v + stride, ... on a warp: lane l adds values
- * l, l + 32, ... in order, then the butterfly (the same bits every time). */
-__device__ static __forceinline__ double warp_sum_strided(const double *v, long long n,
-                                                          long long stride, int lane) {
-  double s = 0.0;
-  for (long long i = lane; i < n; i += 32) s += v[i * stride];
-  return warp_sum(s);
-}
 
 /* Warp k < nsum: output k (the loss, the gradient, and last the sum of the
  * weights, which is H[p][p]) from the CTAs' partials. Then, with the
@@ -351,7 +398,9 @@ typedef struct glm_run {
   const tsr_glm_pass *pass;
   long long q, len, ld, max_rows;
   int grad, hess;
-  double *beta, *out, *part, *r, *s, *hpart, *host;
+  double *beta, *out, *part, *r, *s, *hpart, *host, *tab;
+  int one_launch; /* loss or gradient with p + 1 <= TQ: every block in one launch */
+  long long ctas; /* the one launch's CTAs */
   unsigned long long *slot;
 } glm_run;
 
@@ -378,7 +427,11 @@ static int run_alloc(glm_run *g) {
     return st;
   }
   TSR_CHECK(dev_alloc(nb * g->q, "coefficients", &g->beta));
-  TSR_CHECK(dev_alloc(row_ctas(rows, g->q) * g->ld, "partial sums", &g->part));
+  long long nparts = g->one_launch ? g->ctas : row_ctas(rows, g->q);
+  TSR_CHECK(dev_alloc(nparts * g->ld, "partial sums", &g->part));
+  if (g->one_launch) /* pass_block is 7 words */
+    TSR_CHECK(
+        dev_alloc(nb * (long long)(sizeof(pass_block) / sizeof(double)), "block table", &g->tab));
   if (g->grad && g->q > GCOLS) TSR_CHECK(dev_alloc(rows, "residuals", &g->r));
   if (g->hess) TSR_CHECK(dev_alloc(rows * g->q, "w [X 1]", &g->s));
   if (g->hess)
@@ -387,7 +440,7 @@ static int run_alloc(glm_run *g) {
 }
 
 static void run_free(glm_run *g) {
-  double *dev[] = {g->beta, g->out, g->part, g->r, g->s, g->hpart, (double *)g->slot};
+  double *dev[] = {g->beta, g->out, g->part, g->r, g->s, g->hpart, g->tab, (double *)g->slot};
   for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
     if (dev[i]) tsr_gpu_release(dev[i]);
   free(g->host);
@@ -449,6 +502,31 @@ static int block_sums(glm_run *g, long long b) {
   return TSR_OK;
 }
 
+/* Every block's loss (and gradient) in one launch, and their sums in
+ * another; the table of blocks goes up with the coefficients' copy. */
+static int pass_sums(glm_run *g) {
+  const tsr_glm_pass *ps = g->pass;
+  long long nb = ps->nblocks, cta0 = 0;
+  pass_block *tab = (pass_block *)(g->host + nb * (g->len + g->q));
+  for (long long b = 0; b < nb; b++) {
+    const tsr_glm_block *bl = &ps->blocks[b];
+    long long nrc = bl->rows > 0 ? row_ctas(bl->rows, g->q) : 0;
+    tab[b] = (pass_block){
+        bl->x, bl->y, g->beta + b * g->q, bl->rows, nrc > 0 ? cdiv(bl->rows, nrc) : 0, nrc, cta0};
+    cta0 += nrc;
+  }
+  CUDA_CHECK(cudaMemcpyAsync(g->tab, tab, sizeof(pass_block) * (size_t)nb, cudaMemcpyHostToDevice,
+                             STREAM));
+  pass_args m = {g->pass->family, ps->p, g->ld, nb, (const pass_block *)g->tab, g->part, g->out};
+  if (g->ctas > 0 && g->grad)
+    tile_pass_kernel<true><<<(unsigned)g->ctas, THREADS, 0, STREAM>>>(m);
+  else if (g->ctas > 0)
+    tile_pass_kernel<false><<<(unsigned)g->ctas, THREADS, 0, STREAM>>>(m);
+  pass_finish_kernel<<<(unsigned)cdiv(nb * g->ld * 32, THREADS), THREADS, 0, STREAM>>>(m);
+  CUDA_CHECK(cudaGetLastError());
+  return TSR_OK;
+}
+
 static int block_check(glm_run *g, long long b) {
   const tsr_glm_block *bl = &g->pass->blocks[b];
   long long p = g->pass->p;
@@ -487,9 +565,12 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
   g->grad = ps->what == TSR_GLM_GRAD || ps->what == TSR_GLM_HESS;
   g->hess = ps->what == TSR_GLM_HESS;
   g->ld = g->hess ? 2 + g->q : g->grad ? 1 + g->q : 1;
+  g->one_launch = ps->what != TSR_GLM_CHECK && !g->hess && g->q <= TQ;
+  for (long long b = 0; b < ps->nblocks && g->one_launch; b++)
+    g->ctas += ps->blocks[b].rows > 0 ? row_ctas(ps->blocks[b].rows, g->q) : 0;
   for (long long b = 0; b < ps->nblocks; b++)
     if (ps->blocks[b].rows > g->max_rows) g->max_rows = ps->blocks[b].rows;
-  size_t nhost = (size_t)(ps->nblocks * (g->len + g->q));
+  size_t nhost = (size_t)(ps->nblocks * (g->len + g->q + (long long)(sizeof(pass_block) / 8)));
   if (!(g->host = (double *)malloc(sizeof(double) * nhost)))
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass (%zu values)", nhost);
   return run_alloc(g);
@@ -507,8 +588,11 @@ extern "C" int tsr_gpu_glm_pass(const tsr_glm_pass *pass) {
         done);
   else
     TSR_CHECK_GOTO(st, upload_betas(&g), done);
-  for (long long b = 0; b < pass->nblocks; b++)
-    TSR_CHECK_GOTO(st, check ? block_check(&g, b) : block_sums(&g, b), done);
+  if (g.one_launch)
+    TSR_CHECK_GOTO(st, pass_sums(&g), done);
+  else
+    for (long long b = 0; b < pass->nblocks; b++)
+      TSR_CHECK_GOTO(st, check ? block_check(&g, b) : block_sums(&g, b), done);
   st = download_outs(&g);
 done:
   if (st != TSR_OK) cudaStreamSynchronize(STREAM); /* launched work may still use the scratch */
