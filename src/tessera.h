@@ -38,6 +38,8 @@ typedef struct tsr_options {
   int repeat;               /* eval: compute this many times, timing each (benchmarks) */
   int overwrite;            /* save() may replace existing files */
   const char *trace;        /* Chrome trace-event JSON file (--trace) or NULL */
+  const char *const *sets;  /* --set NAME=VALUE: values of the job's param()s */
+  int nsets;
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */

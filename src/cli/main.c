@@ -2,6 +2,7 @@
  * main.c - the `tessera` command: option parsing, the subcommands run, eval
  * and info, and the one place where errors are reported and ranks exit.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ static const char *usage_main =
     "                         slice pushdown): the honest baseline\n"
     "  --threads=N            OpenMP threads per rank (default: the cores of the rank)\n"
     "  --seed=N               job seed: the Philox key of every random array (default 0)\n"
+    "  --set NAME=VALUE       run: the value of the job's `NAME = param(default)`\n"
+    "                         (repeatable; converted to the default's type)\n"
     "  --progress             show progress from the start (default: after 2 s; rank 0;\n"
     "                         in place on a terminal, a line every 10 s in a log)\n"
     "  -q, --quiet            no progress line and no summary table on stderr\n"
@@ -55,6 +58,7 @@ static const char *usage_run =
     "values have at most 2^20 elements are printed on stdout by rank 0 and, with -o,\n"
     "written as datasets of OUT.h5 with provenance attributes. save(file, dataset,\n"
     "array) statements write large arrays; a file that exists needs --overwrite.\n"
+    "`lam = param(0.1)` in FILE is 0.1, or VALUE with --set lam=VALUE.\n"
     "See tessera --help.\n";
 
 static const char *usage_eval =
@@ -71,8 +75,11 @@ static const char *usage_inspect =
     "job, version, backend, ranks, seed, timings ...) and every dataset with its\n"
     "shape, dtype, HDF5 chunks, compression and attributes.\n";
 
+#define MAX_SETS 256
+
 typedef struct cli {
   tsr_options opt;
+  const char *sets[MAX_SETS]; /* --set NAME=VALUE, in order */
   const char *command;
   const char *arg;
   int help, version;
@@ -184,6 +191,15 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
     if (parse_uint(v, &u) || u == 0 || u > 64)
       return usage_error("bad --repeat '%s': use 1 to 64", v);
     c->opt.repeat = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--set"))) {
+    size_t n = strcspn(v, "=");
+    int ok = n > 0 && v[n] == '=' && !(v[0] >= '0' && v[0] <= '9');
+    for (size_t k = 0; k < n && ok; k++)
+      ok = v[k] == '_' || isalnum((unsigned char)v[k]);
+    if (!ok) return usage_error("bad --set '%s': use NAME=VALUE, NAME a param() of the job", v);
+    if (c->opt.nsets == MAX_SETS) return usage_error("more than %s --set options", "256");
+    c->sets[c->opt.nsets++] = v;
+    c->opt.sets = c->sets;
   } else if ((v = option_value(argc, argv, i, "--seed"))) {
     if (parse_uint(v, &u)) return usage_error("bad --seed '%s': use a non-negative integer", v);
     c->opt.seed = u;
@@ -246,6 +262,7 @@ static int run_command(cli *c) {
     free(text);
     return st;
   }
+  if (c->opt.nsets > 0) return usage_error("--set is for tessera run (%s has no param())", c->command);
   if (!strcmp(c->command, "eval")) {
     if (c->help) return rank0() ? fputs(usage_eval, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "eval needs an expression");

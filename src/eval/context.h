@@ -30,6 +30,15 @@ typedef struct tsr_ctx {
   int (*open_dataset)(const char *path, const char *dataset, tsr_dataset_info *info);
   /* Whether save(..., compression="gzip") can be written. */
   int (*gzip_available)(void);
+  /* param(): the name the statement being run assigns to (NULL: not a
+   * single-name assignment), and the run's NAME=VALUE settings (--set),
+   * each marked in set_used when a param() takes it. */
+  const char *target;
+  const ast_node *target_value; /* that statement's whole right-hand side */
+  const char *const *sets;
+  int nsets;
+  unsigned char *set_used;
+  char params[256]; /* the names param() has bound so far, ", "-separated */
 } tsr_ctx;
 
 /* A printf-style error located at `at`; returns code. */

@@ -509,7 +509,12 @@ int tsr_interp_program(tsr_interp *ip, const ast_program *prog) {
   for (int k = 0; k < prog->nstmts; k++) {
     const ast_stmt *s = &prog->stmts[k];
     tsr_value v;
-    TSR_CHECK(tsr_interp_expr(ip, s->value, &v));
+    ip->ctx.target = s->ntargets == 1 ? s->targets[0]->str : NULL;
+    ip->ctx.target_value = s->value;
+    int st = tsr_interp_expr(ip, s->value, &v);
+    ip->ctx.target = NULL;
+    ip->ctx.target_value = NULL;
+    TSR_CHECK(st);
     if (s->ntargets == 0) {
       char text[256];
       statement_text(ip, s, text, sizeof text);

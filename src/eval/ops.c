@@ -13,6 +13,7 @@
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
+#include "eval/ops_param.h"
 
 /* One line per operation, as readers and tests/cli/cli_basics.sh expect. */
 /* clang-format off */
@@ -77,6 +78,8 @@ const tsr_op_def tsr_ops[] = {
      "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
      "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks", NULL},
+    {"param", OPK_ARRAY, 0, {"default", NULL}, 1, 1, 0, tsr_b_param,
+     "name = param(default): a job parameter: default, or VALUE from `tessera run --set name=VALUE`", NULL},
     GLM_FIT("logistic_regression", TSR_GLM_LOGISTIC, "y in {0, 1}"),
     GLM_FIT("linear_regression", TSR_GLM_NORMAL, "least squares"),
     GLM_FIT("poisson_regression", TSR_GLM_POISSON, "counts, log link"),

@@ -22,6 +22,7 @@
 #include "util/error.h"
 #include "exec/exec.h"
 #include "eval/interp.h"
+#include "eval/ops_param.h"
 #include "io/results.h"
 #include "job/compute.h"
 #include "mpi/agree.h"
@@ -287,8 +288,15 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
   tsr_job_interp_init(&ip, &src, opt->seed);
+  unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
+  ip.ctx.sets = opt->sets;
+  ip.ctx.nsets = used ? opt->nsets : 0;
+  ip.ctx.set_used = used;
   tsr_exec ex;
-  int st = tsr_interp_program(&ip, &prog);
+  int st = used ? tsr_interp_program(&ip, &prog) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK) st = tsr_params_check_used(&ip.ctx);
+  free(used);
+  ip.ctx.set_used = NULL;
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
