@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tessera.h"
 
@@ -234,6 +235,12 @@ static char *read_file(const char *path) {
     TSR_ERROR(TSR_ERR_IO, "cannot open job file '%s': %s", path, strerror(errno));
     return NULL;
   }
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    if (f != stdin) fclose(f);
+    TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': it is a directory", path);
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap);
   for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
@@ -244,11 +251,20 @@ static char *read_file(const char *path) {
       buf = p;
     }
   }
+  int err = ferror(f) ? errno : 0;
   if (f != stdin) fclose(f);
-  if (!buf)
+  if (!buf) {
     TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
-  else
+  } else if (err || n == 0) {
+    if (err)
+      TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': %s", path, strerror(err));
+    else
+      TSR_ERROR(TSR_ERR_VALUE, "job file '%s' is empty", path);
+    free(buf);
+    buf = NULL;
+  } else {
     buf[n] = '\0';
+  }
   return buf;
 }
 

@@ -434,9 +434,9 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
   return 0;
 }
 
-static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
-  tsr_value x, y;
-  TSR_CHECK(tsr_interp_expr(ip, e->left, &x));
+/* x OP y for node e, with x already evaluated. */
+static int binop_with(tsr_interp *ip, const ast_node *e, tsr_value x, tsr_value *out) {
+  tsr_value y;
   TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
   char sym[3] = {(char)e->op, 0, 0};
   if (e->op == AST_OP_POW) strcpy(sym, "**");
@@ -450,6 +450,27 @@ static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "unsupported operand types for %s: %s and %s",
                          sym, tsr_value_type_name(&x), tsr_value_type_name(&y));
   return apply_operator(ip, e, sym, &x, e->left, &y, e->right, out);
+}
+
+/* "a + b + c + ..." nests to the left: the left spine is walked with a
+ * loop, so a long chain costs no stack. */
+static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  int64_t n = 0;
+  for (const ast_node *t = e; t->kind == AST_BINOP; t = t->left) n++;
+  const ast_node **spine;
+  TSR_MALLOC(spine, sizeof *spine * (size_t)n);
+  const ast_node *t = e;
+  for (int64_t i = n - 1; i >= 0; i--, t = t->left) spine[i] = t; /* spine[0]: the innermost */
+  tsr_value x;
+  int st = tsr_interp_expr(ip, spine[0]->left, &x);
+  for (int64_t i = 0; i < n && st == TSR_OK; i++) {
+    tsr_value r;
+    st = binop_with(ip, spine[i], x, &r);
+    x = r;
+  }
+  free(spine);
+  if (st == TSR_OK) *out = x;
+  return st;
 }
 
 int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {

@@ -76,6 +76,15 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
  * (freeing the prototype's grid) or a new heap copy. Random nodes are unique
  * by their stream, so they only merge when the user really wrote the same one. */
 static int node_intern(tsr_node *proto, tsr_node **out) {
+  for (int i = 0; i < 2; i++)
+    if (proto->in[i] && proto->in[i]->depth + 1 > proto->depth) proto->depth = proto->in[i]->depth + 1;
+  if (proto->depth > TSR_MAX_DEPTH) {
+    tsr_grid_free(&proto->grid);
+    return TSR_ERROR(TSR_ERR_VALUE,
+                     "array expression more than %d operations deep: the passes over the graph "
+                     "recurse through operands and do not take deeper ones",
+                     TSR_MAX_DEPTH);
+  }
   proto->hash = node_hash(proto);
   for (tsr_node *n = all_nodes; n; n = n->next_all) {
     if (n->hash == proto->hash && node_equal(n, proto)) {

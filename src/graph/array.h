@@ -65,6 +65,7 @@ struct tsr_node {
   int keepdims, ddof;      /* REDUCE */
   const tsr_load_src *src; /* LOAD: the file and dataset (graph/sources.h) */
   int id;                  /* creation number (stable across ranks) */
+  int depth;               /* 1 + the deepest operand's depth (TSR_MAX_DEPTH at most) */
   uint64_t hash;
   double *value; /* computed values (row-major), replicated; NULL until computed */
   double **held; /* or computed and distributed (held): per chunk id of grid, its
@@ -78,6 +79,10 @@ struct tsr_node {
   char label[48];     /* PERSIST: what the user wrote ("x", "persist at 3:5"), for errors */
   tsr_node *next_all; /* list of all nodes, for freeing */
 };
+
+/* The deepest array expression the passes over the graph, which recurse
+ * through operands, take: a deeper one is an error where it is built. */
+#define TSR_MAX_DEPTH 20000
 
 /* Node creation. Each returns TSR_OK and *out, or an error (shape mismatch,
  * bad chunks ...) with a message; errors are reported against the source by

@@ -182,6 +182,21 @@ printf 'x = sum(arange(10))\n' >small.tsr
 bad_cli "-o into a missing directory" "nodir/out\\.h5" run small.tsr -o "$TMP/nodir/out.h5"
 [ ! -e nodir ] || soft_fail "-o into a missing directory created it"
 
+# A directory or an empty file as the job.
+bad_cli "a directory as the job" "is a directory" run "$TMP"
+: >empty.tsr
+bad_cli "an empty job file" "job file 'empty.tsr' is empty" run empty.tsr
+
+# Long expressions: a 200000-term sum of numbers runs (no recursion down the
+# chain); an array expression deeper than the graph passes take is one error.
+awk 'BEGIN { printf "x = 1"; for (i = 1; i < 200000; i++) printf " + 1"; print "" }' >long.tsr
+capture out err tsr run long.tsr
+[ "$RC" -eq 0 ] && grep -q '^x = 200000$' out || soft_fail "a 200000-term sum: exit $RC, $(head -c 300 out err)"
+awk 'BEGIN { printf "a = ones(3)\nx = sum(a * 2"; for (i = 1; i < 20001; i++) printf " + a * 2"; print ")" }' >deep.tsr
+capture out err tsr run deep.tsr
+check_failed "an array expression 20001 operations deep"
+check_stderr "an array expression 20001 operations deep" err "deep.tsr:2:[0-9]+: array expression more than 20000 operations deep"
+
 # --backend=cuda where no CUDA backend can run.
 info=$(tsr info)
 if printf '%s\n' "$info" | grep -Eq '^backend cuda: [0-9]+ GPU'; then
