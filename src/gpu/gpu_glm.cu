@@ -7,13 +7,14 @@
  *
  * Per block, on this thread's stream:
  *   tile    (p + 1 <= TQ, the usual width) tiles of TR rows copied to shared
- *           memory with coalesced loads, every CTA of the SM keeping a tile
- *           in flight; TG threads per row for eta (strided sums, then a
- *           butterfly), the family on one thread per row, then thread j
- *           adds column j's r_i x_ij over the tile's rows in order. Each CTA
- *           writes its row range's partial sums (and S for the Hessian).
- *   rows    (wider blocks) one warp per ROWB rows at a time: each row's eta (its lanes'
- *           columns, then a butterfly), the family's loss, r and w on lane
+ *           memory with coalesced loads, the next tile's loads issued into
+ *           registers before this tile is used (software pipelining); TG
+ *           threads per row for eta (strided sums, then a butterfly), the
+ *           family on one thread per row, then thread j adds column j's
+ *           r_i x_ij over the tile's rows in order. Each CTA writes its row
+ *           range's partial sums (and S for the Hessian).
+ *   rows    (wider blocks) one warp per ROWB rows at a time: each row's eta
+ *           (its lanes' columns, then a butterfly), the family's loss, r and w on lane
  *           t for row t, and r x_i added to per-lane registers while x_i is
  *           still in them; so x is read once for the loss and for the
  *           gradient of up to GCOLS columns (the intercept's included). Each
@@ -64,7 +65,11 @@ extern "C" {
 #define TR 32             /* rows of a tile of the tile kernel */
 #define TQ 128            /* columns (p + 1) the tile kernel takes at most */
 #define TG 8              /* threads per row for eta in the tile kernel */
-#define TILE_CHUNK 96     /* rows of a tile-kernel CTA (until MAX_CHUNKS): ~5 per SM */
+#define TPRE ((TR * (TQ - 1) + THREADS - 1) / THREADS) /* a tile's values per thread */
+#ifndef TILE_MINB
+#define TILE_MINB 3 /* tile CTAs per SM the registers allow (80 each) */
+#endif
+#define TILE_CHUNK 96 /* rows of a tile-kernel CTA (until MAX_CHUNKS): ~5 per SM */
 #define NONE 0xffffffffffffffffull
 
 static_assert(THREADS == GCOLS, "the rows kernel's threads sum one gradient column each");
@@ -249,6 +254,19 @@ template <bool GRAD> __global__ static void __launch_bounds__(THREADS, 2) rows_k
   store_partials<GRAD>(a, loss, wsum, acc);
 }
 
+/* Thread tid's share of the tile of rows [t0, t0 + TR) (contiguous in x)
+ * into its registers: values tid, tid + THREADS, ... (none past hi). */
+__device__ static __forceinline__ void load_tile(const double *x, int p, long long t0, long long hi,
+                                                 int tid, double *pre) {
+  long long n = t0 < hi ? min((long long)TR, hi - t0) * p : 0;
+  const double *src = x + t0 * p;
+#pragma unroll
+  for (int k = 0; k < TPRE; k++) {
+    int e = tid + k * THREADS;
+    pre[k] = e < n ? src[e] : 0.0;
+  }
+}
+
 /* CTA cta of a block: rows [cta chunk, (cta + 1) chunk) in tiles of TR
  * rows (p + 1 <= TQ); see the file's top comment. */
 template <bool GRAD> __device__ static void tile_body(const rows_args &a, long long cta) {
@@ -258,16 +276,19 @@ template <bool GRAD> __device__ static void tile_body(const rows_args &a, long l
   long long lo = cta * a.chunk, hi = min(a.rows, lo + a.chunk);
   for (int j = tid; j < q; j += THREADS) bs[j] = a.beta[j];
   double g = 0.0, loss = 0.0, wsum = 0.0; /* g: column tid's, for tid < q */
+  double pre[TPRE];                       /* the next tile, loaded while this one is used */
+  load_tile(a.x, p, lo, hi, tid, pre);
   for (long long t0 = lo; t0 < hi; t0 += TR) {
     int nr = (int)min((long long)TR, hi - t0);
-    const double *src = a.x + t0 * p; /* the tile's rows are contiguous */
-    __syncthreads();                  /* the last tile is used up */
-    for (int e = tid; e < nr * p; e += THREADS) {
-      int r = e / p;
-      xs[r][e - r * p] = src[e];
+    __syncthreads(); /* the last tile is used up */
+#pragma unroll
+    for (int k = 0; k < TPRE; k++) {
+      int e = tid + k * THREADS, r = e / p;
+      if (e < nr * p) xs[r][e - r * p] = pre[k];
     }
     if (tid < nr) xs[tid][p] = 1.0;
     __syncthreads();
+    load_tile(a.x, p, t0 + TR, hi, tid, pre);
     double d = 0.0;
     if (row < nr)
       for (int c = part; c < p; c += TG) d = fma(xs[row][c], bs[c], d);
@@ -296,7 +317,8 @@ template <bool GRAD> __device__ static void tile_body(const rows_args &a, long l
 }
 
 /* One block's CTAs (the Hessian's passes: S is one block's). */
-template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kernel(rows_args a) {
+template <bool GRAD>
+__global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_kernel(rows_args a) {
   tile_body<GRAD>(a, blockIdx.x);
 }
 
@@ -304,7 +326,7 @@ template <bool GRAD> __global__ static void __launch_bounds__(THREADS) tile_kern
  * to the last block whose first CTA is at most c, and is that block's CTA
  * c - cta0, with the same rows and sums as in its own launch. */
 template <bool GRAD>
-__global__ static void __launch_bounds__(THREADS) tile_pass_kernel(pass_args m) {
+__global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_pass_kernel(pass_args m) {
   __shared__ long long sb;
   if (threadIdx.x == 0) {
     long long b = 0;
