@@ -456,13 +456,14 @@ static int binop_with(tsr_interp *ip, const ast_node *e, tsr_value x, tsr_value 
  * loop, so a long chain costs no stack. */
 static int eval_binop(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   int64_t n = 0;
-  for (const ast_node *t = e; t->kind == AST_BINOP; t = t->left) n++;
+  const ast_node *leaf = e;
+  for (; leaf->kind == AST_BINOP; leaf = leaf->left) n++;
   const ast_node **spine;
-  TSR_MALLOC(spine, sizeof *spine * (size_t)n);
+  TSR_MALLOC(spine, sizeof *spine * (size_t)(n + 1));
   const ast_node *t = e;
   for (int64_t i = n - 1; i >= 0; i--, t = t->left) spine[i] = t; /* spine[0]: the innermost */
   tsr_value x;
-  int st = tsr_interp_expr(ip, spine[0]->left, &x);
+  int st = tsr_interp_expr(ip, leaf, &x);
   for (int64_t i = 0; i < n && st == TSR_OK; i++) {
     tsr_value r;
     st = binop_with(ip, spine[i], x, &r);
