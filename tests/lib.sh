@@ -134,35 +134,32 @@ capture() {
 
 need_python() { command -v python3 >/dev/null 2>&1; }
 
-# need_numpy: sets PYNP to a python3 that imports numpy and h5py (the one on
-# PATH, else the system's, where install-deps.sh puts python3-numpy and
-# python3-h5py), or skips the test; in CI (CI=true) their absence fails it.
-need_numpy() {
-  PYNP=""
+# python_with MODULES PACKAGES: sets PY to a python3 that imports MODULES
+# (the one on PATH, else the system's, where install-deps.sh puts them), or
+# skips the test naming the Debian PACKAGES; in CI (CI=true) it fails it.
+python_with() {
+  PY=""
   for _py in python3 /usr/bin/python3; do
-    if command -v "$_py" >/dev/null 2>&1 && "$_py" -c 'import h5py, numpy' 2>/dev/null; then
-      PYNP=$_py
+    if command -v "$_py" >/dev/null 2>&1 && "$_py" -c "import $1" 2>/dev/null; then
+      PY=$_py
       return 0
     fi
   done
-  _why="no python3 imports numpy and h5py (apt-get install python3-numpy python3-h5py)"
+  _why="no python3 imports $1 (apt-get install $2)"
   [ "${CI:-}" != true ] || fail "$_why: CI must run this test"
   skip "$_why"
 }
 
-# need_sklearn: sets PYSK to a python3 that imports scikit-learn, numpy and
-# h5py (the GLM oracles), or skips the test; in CI their absence fails it.
+# need_numpy: PYNP, a python3 with numpy and h5py.
+need_numpy() {
+  python_with 'h5py, numpy' 'python3-numpy python3-h5py'
+  PYNP=$PY
+}
+
+# need_sklearn: PYSK, a python3 with scikit-learn, numpy and h5py (the GLM oracles).
 need_sklearn() {
-  PYSK=""
-  for _py in python3 /usr/bin/python3; do
-    if command -v "$_py" >/dev/null 2>&1 && "$_py" -c 'import sklearn, h5py, numpy' 2>/dev/null; then
-      PYSK=$_py
-      return 0
-    fi
-  done
-  _why="no python3 imports scikit-learn, numpy and h5py (apt-get install python3-sklearn python3-h5py)"
-  [ "${CI:-}" != true ] || fail "$_why: CI must run this test"
-  skip "$_why"
+  python_with 'sklearn, h5py, numpy' 'python3-sklearn python3-h5py'
+  PYSK=$PY
 }
 
 # ---- comparing ------------------------------------------------------------

@@ -116,9 +116,7 @@ static int on_blocks(tsr_node *v, int64_t b, const char *label, tsr_node **out) 
   int st = tsr_node_rechunk(v, &want, &r);
   tsr_grid_free(&want);
   TSR_CHECK(st);
-  int held = r->kind == N_PERSIST ||
-             (r->kind == N_LINALG && (r->op == LA_MATMUL || r->op == LA_QR_Q || r->op == LA_SVD_U));
-  if (held) {
+  if (tsr_node_kept(r)) {
     *out = r;
     return TSR_OK;
   }

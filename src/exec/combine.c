@@ -15,9 +15,7 @@
 #include "util/error.h"
 #include "util/trace.h"
 
-/* Times a collective: adds to the rank's communication totals, and records
- * a span when tracing. */
-static void comm_done(tsr_exec *ex, const char *name, double t0, double bytes) {
+void tsr_exec_comm_done(tsr_exec *ex, const char *name, double t0, double bytes) {
   double t1 = tsr_comm_time();
   ex->comm_s += t1 - t0;
   ex->comm_bytes += bytes;
@@ -65,7 +63,7 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   }
   double t0 = tsr_comm_time();
   int st = tsr_comm_allgather_bytes(send, rec * (size_t)n, &all, &counts);
-  comm_done(ex, "allgather partials", t0,
+  tsr_exec_comm_done(ex, "allgather partials", t0,
             st == TSR_OK ? (double)(rec * (size_t)tsr_grid_count(g) + rec * (size_t)n) : 0.0);
   free(send);
   TSR_CHECK(st);
@@ -156,7 +154,7 @@ static int move_partials(tsr_exec *ex, const tsr_node *r, const tsr_grid *g, con
   for (int q = 0; q < P; q++) moved += (double)sendn[q];
   if (st == TSR_OK) st = tsr_comm_alltoall_bytes(send, sendn, recv, &recvn);
   for (int q = 0; q < P && st == TSR_OK; q++) moved += (double)recvn[q];
-  comm_done(ex, "alltoall partials", t0, st == TSR_OK ? moved : 0.0);
+  tsr_exec_comm_done(ex, "alltoall partials", t0, st == TSR_OK ? moved : 0.0);
   for (int q = 0; q < P; q++) free(send[q]);
   free(send);
   free(sendn);
@@ -289,7 +287,7 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
   int st = tsr_comm_allgather_bytes(send, bytes, &all, &counts);
   free(send);
   for (int q = 0; st == TSR_OK && q < ex->size; q++) total += counts[q];
-  comm_done(ex, "allgather chunks", t0, st == TSR_OK ? (double)(bytes + total) : 0.0);
+  tsr_exec_comm_done(ex, "allgather chunks", t0, st == TSR_OK ? (double)(bytes + total) : 0.0);
   TSR_CHECK(st);
   free(counts);
   int64_t size = tsr_node_size(node);

@@ -140,9 +140,7 @@ int tsr_exec_elementwise(tsr_exec *ex, tsr_node *node) {
 void tsr_exec_held_free(const void *be, double *chunk) { tsr_be_release(be, chunk); }
 
 int tsr_exec_holds(const tsr_exec *ex, const tsr_node *n) {
-  if (ex->no_fuse) return 0;
-  if (n->kind == N_PERSIST) return 1;
-  return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
+  return !ex->no_fuse && tsr_node_kept(n);
 }
 
 /* Bytes rank q holds of node n's chunks (owners: plan/plan.h). */

@@ -63,6 +63,10 @@ int tsr_exec_persist(tsr_exec *ex, tsr_node *n);
  * gathers results and recomputes persisted arrays where they are read). */
 int tsr_exec_holds(const tsr_exec *ex, const tsr_node *n);
 
+/* Times a collective that began at t0 (tsr_comm_time) and moved bytes: adds
+ * to the rank's communication totals, and records a span when tracing. */
+void tsr_exec_comm_done(tsr_exec *ex, const char *name, double t0, double bytes);
+
 /* The same check for the requested result node itself. */
 int tsr_exec_check_result(const tsr_exec *ex, const tsr_node *node);
 

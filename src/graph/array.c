@@ -77,7 +77,8 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
  * by their stream, so they only merge when the user really wrote the same one. */
 static int node_intern(tsr_node *proto, tsr_node **out) {
   for (int i = 0; i < 2; i++)
-    if (proto->in[i] && proto->in[i]->depth + 1 > proto->depth) proto->depth = proto->in[i]->depth + 1;
+    if (proto->in[i] && proto->in[i]->depth + 1 > proto->depth)
+      proto->depth = proto->in[i]->depth + 1;
   if (proto->depth > TSR_MAX_DEPTH) {
     tsr_grid_free(&proto->grid);
     return TSR_ERROR(TSR_ERR_VALUE,
@@ -222,26 +223,26 @@ int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out) {
   return node_intern(&p, out);
 }
 
-int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
-                    tsr_dtype dt, tsr_node **out) {
+static int linalg_node(int op, tsr_node *x, tsr_node *y, double param, tsr_fit *fit,
+                       const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
   tsr_node p;
   proto_init(&p, N_LINALG, op, dt);
   p.in[0] = x;
   p.in[1] = y;
   p.a = param;
+  p.fit = fit;
   TSR_CHECK(tsr_grid_copy(&p.grid, grid));
   return node_intern(&p, out);
 }
 
+int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
+                    tsr_dtype dt, tsr_node **out) {
+  return linalg_node(op, x, y, param, NULL, grid, dt, out);
+}
+
 int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid *grid,
                  tsr_node **out) {
-  tsr_node p;
-  proto_init(&p, N_LINALG, op, TSR_F64);
-  p.in[0] = x;
-  p.in[1] = y;
-  p.fit = fit;
-  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
-  return node_intern(&p, out);
+  return linalg_node(op, x, y, 0.0, fit, grid, TSR_F64, out);
 }
 
 int64_t tsr_node_size(const tsr_node *n) {
@@ -254,14 +255,19 @@ const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "f
 
 const char *tsr_ew_name(int op) {
   static const char *names[EW_NOPS] = {
-      "negative", "abs", "sqrt",     "exp",      "log",    "sin",   "cos",     "tanh",
-      "copy",     "add", "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"};
+      "negative", "abs",      "sqrt",     "exp",    "log",   "sin",     "cos",     "tanh",   "copy",
+      "add",      "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"};
   return op >= 0 && op < EW_NOPS ? names[op] : "?";
 }
 
 const char *tsr_red_name(int kind) {
   static const char *names[] = {"sum", "mean", "min", "max", "var", "std"};
   return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
+}
+
+int tsr_node_kept(const tsr_node *n) {
+  if (n->kind == N_PERSIST) return 1;
+  return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
 }
 
 int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out) {

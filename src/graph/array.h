@@ -106,6 +106,10 @@ int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_gr
 int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid *grid,
                  tsr_node **out);
 
+/* Whether n's chunks are kept on their owners once computed (persisted
+ * arrays, the row blocks of Q and U, the chunks of products). */
+int tsr_node_kept(const tsr_node *n);
+
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */
 int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out);

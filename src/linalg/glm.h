@@ -14,6 +14,8 @@
 #ifndef TSR_LINALG_GLM_H
 #define TSR_LINALG_GLM_H
 
+#include <math.h>
+
 #include "exec/exec.h"
 #include "graph/array.h"
 
@@ -75,6 +77,18 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
 int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_admm(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+
+/* max |v_i| and a . b over n values, in index order. */
+static inline double tsr_glm_inf_norm(int64_t n, const double *v) {
+  double m = 0;
+  for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+  return m;
+}
+static inline double tsr_glm_dot(int64_t n, const double *a, const double *b) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
 
 /* Solves h d = -g (q x q, symmetric positive definite) by Cholesky; h is
  * overwritten. Returns 0, or 1 (and no error) when h is not positive

@@ -16,7 +16,6 @@
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "util/error.h"
-#include "util/trace.h"
 
 int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs) {
   tsr_exec *ex = d->ex;
@@ -31,14 +30,7 @@ int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs) {
   double t0 = tsr_comm_time();
   int st = tsr_comm_allgather_bytes(send, rec * n, &all, &counts);
   free(send);
-  double t1 = tsr_comm_time();
-  ex->comm_s += t1 - t0;
-  ex->comm_bytes += (double)(rec * (size_t)d->nb);
-  if (tsr_trace_on) {
-    double now = tsr_trace_now();
-    tsr_trace_span(TSR_TRACE_COMM, "allgather fit partials", 0, now - (t1 - t0), now,
-                   (tsr_trace_args){-1, 0, 0, (int64_t)(rec * (size_t)d->nb)});
-  }
+  tsr_exec_comm_done(ex, "allgather fit partials", t0, (double)(rec * (size_t)d->nb));
   TSR_CHECK(st);
   size_t off = 0; /* rank r's k-th record is block r + k * size */
   for (int r = 0; r < ex->size; r++) {

@@ -50,18 +50,6 @@ void tsr_glm_prox(const tsr_glm_problem *pb, double t, double *v) {
   if (!pb->fit->fit_intercept) v[pb->p] = 0;
 }
 
-static double inf_norm(int64_t n, const double *v) {
-  double m = 0;
-  for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
-  return m;
-}
-
-static double dot(int64_t n, const double *a, const double *b) {
-  double s = 0;
-  for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 /* The data part alone (loss and gradient, the intercept masked). */
 static int data_part(const tsr_glm_problem *pb, const double *beta, int what, double *v) {
   tsr_glm_problem data = *pb;
@@ -182,10 +170,11 @@ static void local_advance(const tsr_glm_problem *pb, local *l, const double *z, 
     l->active = 0; /* rho I makes it definite; only NaN data gets here */
     return;
   }
-  l->gd = dot(q, l->out + 1, l->d);
+  l->gd = tsr_glm_dot(q, l->out + 1, l->d);
   l->t = 1;
   for (int64_t j = 0; j < q; j++) l->trial[j] = l->b[j] + l->d[j];
-  if (inf_norm(q, l->d) <= 1e-14 * (1 + inf_norm(q, l->b))) l->active = 0; /* converged */
+  if (tsr_glm_inf_norm(q, l->d) <= 1e-14 * (1 + tsr_glm_inf_norm(q, l->b)))
+    l->active = 0; /* converged */
 }
 
 /* The local solves of one ADMM iteration: rounds of one pass over this

@@ -25,18 +25,6 @@
 #define MAX_HALVINGS 50
 #define LBFGS_PAIRS 10
 
-static double inf_norm(int64_t n, const double *v) {
-  double m = 0;
-  for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
-  return m;
-}
-
-static double dot(int64_t n, const double *a, const double *b) {
-  double s = 0;
-  for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
 /* The objective at beta into v: v[0] = F, then (for GRAD, HESS) its
  * gradient (q) and (HESS) Hessian (q x q). Collective. */
 static int objective(const tsr_glm_problem *pb, const double *beta, int what, double *v) {
@@ -118,19 +106,29 @@ static int line_search(const tsr_glm_problem *pb, int what, double *beta, work *
   return TSR_OK;
 }
 
+/* The objective at the starting beta into k->v (while *st is TSR_OK), and
+ * the scale of the convergence test: the largest gradient entry there (at
+ * least 1). */
+static double start(const tsr_glm_problem *pb, const double *beta, int what, work *k, int *st,
+                    tsr_fit *fit) {
+  fit->converged = 0;
+  if (*st == TSR_OK) *st = objective(pb, beta, what, k->v);
+  return *st == TSR_OK ? fmax(1.0, tsr_glm_inf_norm(pb->q, k->v + 1)) : 1;
+}
+
+/* Whether a smooth solver stops before iteration it: converged (recorded
+ * in fit), out of iterations, or its last line search found no step. */
+static int stop_before(const work *k, int64_t q, double gscale, int it, int ok, tsr_fit *fit) {
+  fit->converged = tsr_glm_inf_norm(q, k->v + 1) <= fit->tol * gscale;
+  return fit->converged || it >= fit->max_iter || !ok;
+}
+
 int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj) {
   int64_t q = pb->q;
   work k;
   int st = work_alloc(&k, q, TSR_GLM_HESS), it = 0, ok = 1;
-  if (st == TSR_OK) st = objective(pb, beta, TSR_GLM_HESS, k.v);
-  double gscale = st == TSR_OK ? fmax(1.0, inf_norm(q, k.v + 1)) : 1;
-  fit->converged = 0;
-  for (; st == TSR_OK; it++) {
-    if (inf_norm(q, k.v + 1) <= fit->tol * gscale) {
-      fit->converged = 1;
-      break;
-    }
-    if (it >= fit->max_iter || !ok) break;
+  double gscale = start(pb, beta, TSR_GLM_HESS, &k, &st, fit);
+  for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
     memcpy(k.h, k.v + 1 + q, sizeof(double) * (size_t)(q * q));
     if (tsr_glm_newton_step(q, k.h, k.v + 1, k.d)) {
       st = TSR_ERROR(TSR_ERR_VALUE,
@@ -140,7 +138,7 @@ int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double
       break;
     }
     double t = 1;
-    st = line_search(pb, TSR_GLM_HESS, beta, &k, dot(q, k.v + 1, k.d), &t, &ok);
+    st = line_search(pb, TSR_GLM_HESS, beta, &k, tsr_glm_dot(q, k.v + 1, k.d), &t, &ok);
   }
   fit->n_iter = it;
   *obj = k.v ? k.v[0] : 0;
@@ -156,22 +154,22 @@ static void two_loop(int64_t q, int m, int head, double *const *s, double *const
   for (int64_t j = 0; j < q; j++) d[j] = -g[j];
   for (int i = m - 1; i >= 0; i--) {
     int r = (head + i) % LBFGS_PAIRS;
-    alpha[i] = rho[r] * dot(q, s[r], d);
+    alpha[i] = rho[r] * tsr_glm_dot(q, s[r], d);
     for (int64_t j = 0; j < q; j++) d[j] -= alpha[i] * y[r][j];
   }
   int newest = (head + m - 1) % LBFGS_PAIRS;
-  double gamma = 1.0 / (rho[newest] * dot(q, y[newest], y[newest]));
+  double gamma = 1.0 / (rho[newest] * tsr_glm_dot(q, y[newest], y[newest]));
   for (int64_t j = 0; j < q; j++) d[j] *= gamma;
   for (int i = 0; i < m; i++) {
     int r = (head + i) % LBFGS_PAIRS;
-    double b = rho[r] * dot(q, y[r], d);
+    double b = rho[r] * tsr_glm_dot(q, y[r], d);
     for (int64_t j = 0; j < q; j++) d[j] += (alpha[i] - b) * s[r][j];
   }
 }
 
 /* The steepest-descent direction scaled to unit length (first steps). */
 static void unit_descent(int64_t q, const double *g, double *d) {
-  double n = sqrt(dot(q, g, g));
+  double n = sqrt(tsr_glm_dot(q, g, g));
   for (int64_t j = 0; j < q; j++) d[j] = -g[j] / (n > 0 ? n : 1);
 }
 
@@ -186,27 +184,21 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
   }
   if (st == TSR_OK && !(g0 = malloc(sizeof(double) * (size_t)q)))
     st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for L-BFGS");
-  if (st == TSR_OK) st = objective(pb, beta, TSR_GLM_GRAD, k.v);
-  double gscale = st == TSR_OK ? fmax(1.0, inf_norm(q, k.v + 1)) : 1;
-  fit->converged = 0;
-  for (; st == TSR_OK; it++) {
-    if (inf_norm(q, k.v + 1) <= fit->tol * gscale) {
-      fit->converged = 1;
-      break;
-    }
-    if (it >= fit->max_iter || !ok) break;
+  double gscale = start(pb, beta, TSR_GLM_GRAD, &k, &st, fit);
+  for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
     if (m > 0) two_loop(q, m, head, s, y, rho, k.v + 1, k.d);
-    if (m == 0 || dot(q, k.v + 1, k.d) >= 0) unit_descent(q, k.v + 1, k.d), m = 0;
+    if (m == 0 || tsr_glm_dot(q, k.v + 1, k.d) >= 0) unit_descent(q, k.v + 1, k.d), m = 0;
     memcpy(g0, k.v + 1, sizeof(double) * (size_t)q);
     double t = 1;
     int slot = (head + m) % LBFGS_PAIRS;
     memcpy(s[slot], beta, sizeof(double) * (size_t)q); /* the old point, until s is known */
-    st = line_search(pb, TSR_GLM_GRAD, beta, &k, dot(q, k.v + 1, k.d), &t, &ok);
+    st = line_search(pb, TSR_GLM_GRAD, beta, &k, tsr_glm_dot(q, k.v + 1, k.d), &t, &ok);
     if (st != TSR_OK || !ok) break;
     for (int64_t j = 0; j < q; j++)
       s[slot][j] = beta[j] - s[slot][j], y[slot][j] = k.v[1 + j] - g0[j];
-    double sy = dot(q, s[slot], y[slot]);
-    if (!(sy > 1e-12 * sqrt(dot(q, s[slot], s[slot]) * dot(q, y[slot], y[slot])))) continue;
+    double sy = tsr_glm_dot(q, s[slot], y[slot]);
+    if (!(sy > 1e-12 * sqrt(tsr_glm_dot(q, s[slot], s[slot]) * tsr_glm_dot(q, y[slot], y[slot]))))
+      continue;
     rho[slot] = 1.0 / sy;
     if (m < LBFGS_PAIRS)
       m++;
@@ -230,20 +222,12 @@ int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *f
   int st = work_alloc(&k, q, TSR_GLM_GRAD), it = 0, ok = 1;
   double *g0 = malloc(sizeof(double) * (size_t)q);
   if (st == TSR_OK && !g0) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (st == TSR_OK) st = objective(pb, beta, TSR_GLM_GRAD, k.v);
-  double gscale = st == TSR_OK ? fmax(1.0, inf_norm(q, k.v + 1)) : 1, t = 0;
-  fit->converged = 0;
-  for (; st == TSR_OK; it++) {
-    if (inf_norm(q, k.v + 1) <= fit->tol * gscale) {
-      fit->converged = 1;
-      break;
-    }
-    if (it >= fit->max_iter || !ok) break;
-    double gg = dot(q, k.v + 1, k.v + 1);
+  double gscale = start(pb, beta, TSR_GLM_GRAD, &k, &st, fit), t = 0;
+  for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
+    double gg = tsr_glm_dot(q, k.v + 1, k.v + 1);
     for (int64_t j = 0; j < q; j++) k.d[j] = -k.v[1 + j];
     memcpy(g0, k.v + 1, sizeof(double) * (size_t)q);
-    double t0 = t > 0 ? t : 1.0 / sqrt(gg);
-    t = t0;
+    t = t > 0 ? t : 1.0 / sqrt(gg);
     st = line_search(pb, TSR_GLM_GRAD, beta, &k, -gg, &t, &ok);
     if (st != TSR_OK || !ok) break;
     double ss = 0, sy = 0; /* s = -t g0, y = g - g0 */
