@@ -4,6 +4,8 @@
 #   BENCH_DIR     this directory (absolute), whatever the caller's cwd
 #   REPO_DIR      the repository root
 #   find_tessera  sets TESSERA: $TESSERA, else ../tessera (in-tree build),
+#                 ../build/tessera, ../build-check/tessera (scripts/quickstart.sh's
+#                 and scripts/test.sh's builds),
 #                 /tmp/build*/tessera (newest first; sanitizer and -O0
 #                 builds skipped), `which tessera`
 #   require CMD   exits 3 with a message when CMD is not on PATH
@@ -50,7 +52,8 @@ find_tessera() {
   fi
   local c
   # shellcheck disable=SC2012  # newest build first
-  for c in "$REPO_DIR/tessera" $(ls -dt /tmp/build*/tessera 2>/dev/null) "$(command -v tessera 2>/dev/null)"; do
+  for c in "$REPO_DIR/tessera" "$REPO_DIR/build/tessera" "$REPO_DIR/build-check/tessera" \
+    $(ls -dt /tmp/build*/tessera 2>/dev/null) "$(command -v tessera 2>/dev/null)"; do
     if tessera_ok "$c" && tessera_fast "$c"; then
       TESSERA=$c
       return

@@ -40,6 +40,8 @@ typedef struct tsr_options {
   const char *trace;        /* Chrome trace-event JSON file (--trace) or NULL */
   const char *const *sets;  /* --set NAME=VALUE: values of the job's param()s */
   int nsets;
+  int devices_checked; /* internal (a sweep's trials): 1 + whether ranks of a node share a
+                          GPU, checked over the world before its groups split; 0: check */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */
@@ -60,6 +62,31 @@ int tsr_size(void);
  * rank 0 to out and, when opt->output is set, writes the results file.
  * Returns 0 or a tsr_status; tsr_error_message() says what went wrong. */
 int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE *out);
+
+/* A parameter sweep (tessera sweep): the job run once per trial, the
+ * trials spread over groups of ranks. */
+typedef struct tsr_sweep_options {
+  const char *const *grids; /* "NAME=V1,V2,..." or "NAME=LO..HI" (integers) */
+  int ngrids;
+  const char *const *randoms; /* "NAME=loguniform:LO:HI", "uniform:LO:HI", "int:LO:HI" */
+  int nrandoms;
+  int trials;           /* random draws per grid point (default 10) */
+  uint64_t sweep_seed;  /* the Philox key of the draws */
+  int ranks_per_trial;  /* ranks of one group (default 1) */
+  int resume;           /* continue the journal: skip finished trials */
+  int max_retries;      /* runs of a failed trial again, at once (default 0) */
+  double trial_timeout; /* seconds; 0: none */
+  int shard, nshards;   /* run only trials t with t % nshards == shard (0: no shards) */
+  const char *merge;    /* merge this journal directory into opt->output; run nothing */
+  const char *minimize; /* the scalar result that orders the table of best trials */
+  const char *maximize;
+} tsr_sweep_options;
+
+/* Runs the sweep of job text (name in messages) and writes opt->output.
+ * TSR_OK: every trial done; TSR_ERR_TRIALS: the sweep ran and some trials
+ * failed (recorded); any other status: the sweep itself failed. */
+int tsr_sweep(const tsr_options *opt, const tsr_sweep_options *sw, const char *name,
+              const char *text, FILE *out);
 
 /* Evaluates one expression and prints its value alone to out (rank 0). */
 int tsr_eval(const tsr_options *opt, const char *expr, FILE *out);

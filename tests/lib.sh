@@ -43,6 +43,15 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 cd "$TMP"
 
+# Open MPI 4 keeps each launch's session directory under one shared
+# /tmp/ompi.HOST.UID, and a launch that ends removes that directory when it
+# looks empty: two tests starting and ending launches at the same moment
+# (make -j) can race, and the starting one fails in orte_init ("mkdir ...
+# No such file or directory"). Every test gets its own session root: its
+# TMPDIR (which a singleton tessera's own session base also follows).
+TMPDIR=$TMP
+export TMPDIR
+
 # ---- reporting --------------------------------------------------------------
 
 note() { printf '# %s\n' "$*"; }

@@ -21,6 +21,9 @@ static const char *usage_main =
     "  run FILE [-o OUT.h5]   run a job file; print small results; write them to OUT.h5\n"
     "  eval 'EXPR'            evaluate one expression and print its value on stdout\n"
     "  info                   build, backends, ranks, devices and the operations\n"
+    "  sweep FILE -o OUT.h5 --grid NAME=V1,V2 ...\n"
+    "                         run the job once per parameter setting, the trials\n"
+    "                         spread over groups of ranks; one table of every trial\n"
     "  inspect FILE.h5        datasets (shape, dtype, chunks, compression) and the\n"
     "                         provenance attributes of an HDF5 file\n"
     "\n"
@@ -62,6 +65,47 @@ static const char *usage_run =
     "`lam = param(0.1)` in FILE is 0.1, or VALUE with --set lam=VALUE.\n"
     "See tessera --help.\n";
 
+static const char *usage_sweep =
+    "usage: tessera sweep FILE -o OUT.h5 [--grid NAME=VALUES]... [--random NAME=DIST]...\n"
+    "                     [SWEEP OPTIONS] [OPTIONS]\n"
+    "       tessera sweep --merge DIR -o OUT.h5\n"
+    "Runs the job in FILE once per trial: each trial sets the job's `NAME =\n"
+    "param(default)` values as --set would. Trials are the Cartesian product of the\n"
+    "grids (the last --grid varying fastest), each with --trials random draws when\n"
+    "there are --random options, numbered in that order. The ranks split into\n"
+    "groups of --ranks-per-trial consecutive ranks (one rank, one GPU by default)\n"
+    "that take trials from a shared counter until none is left.\n"
+    "\n"
+    "Each trial's small results, status, error, seconds and attempts are written\n"
+    "as it finishes to the journal OUT.h5.trials/, and merged at the end into OUT.h5:\n"
+    "trials/params/NAME, trials/status, trials/error, trials/seconds,\n"
+    "trials/attempts and results/NAME (stacked over trials; NaN where none). A\n"
+    "table of the best trials is printed.\n"
+    "\n"
+    "sweep options:\n"
+    "  --grid NAME=V1,V2,...  values of one param (also NAME=LO..HI: integers, both\n"
+    "                         included); repeatable\n"
+    "  --random NAME=DIST     DIST loguniform:LO:HI, uniform:LO:HI or int:LO:HI (HI\n"
+    "                         included); drawn from Philox keyed by --sweep-seed and\n"
+    "                         the trial number; repeatable\n"
+    "  --trials N             random draws per grid point (default 10)\n"
+    "  --sweep-seed N         key of the draws (default 0)\n"
+    "  --ranks-per-trial R    ranks of one group (default 1; must divide the ranks)\n"
+    "  --max-retries N        run a failed trial again up to N times (default 0)\n"
+    "  --trial-timeout SEC    a trial running longer fails (default: no limit)\n"
+    "  --resume               continue the journal: finished trials are kept, failed\n"
+    "                         and unfinished ones run again\n"
+    "  --shard I/N            run only the trials t with t % N == I (0 <= I < N), e.g.\n"
+    "                         one shard per SLURM array task; no table is written\n"
+    "  --merge DIR            write the table of journal DIR (after the shards)\n"
+    "  --minimize NAME        order the printed table by scalar result NAME\n"
+    "  --maximize NAME        ... largest first\n"
+    "--set NAME=VALUE fixes a param for every trial. A job error that no setting\n"
+    "can cure (syntax, an unknown name, a swept name without param()) stops the sweep\n"
+    "before any trial; a trial's own error is recorded and the others go on.\n"
+    "Exit status: 0 every trial ok, 3 some trials failed, 1 the sweep failed,\n"
+    "130 interrupted (the journal keeps the finished trials: --resume).\n";
+
 static const char *usage_eval =
     "usage: tessera eval 'EXPR' [OPTIONS]\n"
     "Evaluates one expression of the job language and prints its value alone on\n"
@@ -80,7 +124,10 @@ static const char *usage_inspect =
 
 typedef struct cli {
   tsr_options opt;
+  tsr_sweep_options sw;
   const char *sets[MAX_SETS]; /* --set NAME=VALUE, in order */
+  const char *grids[MAX_SETS], *randoms[MAX_SETS];
+  int sweep_only; /* a sweep option was given */
   const char *command;
   const char *arg;
   int help, version;
@@ -147,7 +194,74 @@ static const char *option_value(int argc, char **argv, int *i, const char *name)
   return NULL;
 }
 
+static int parse_timeout(const char *v, double *out) {
+  char *end;
+  errno = 0;
+  *out = strtod(v, &end);
+  return (end == v || *end || errno || !(*out > 0) || *out > 1e9) ? -1 : 0;
+}
+
+/* --shard I/N */
+static int parse_shard(const char *v, tsr_sweep_options *sw) {
+  unsigned long long i, n;
+  char a[32];
+  size_t k = strcspn(v, "/");
+  if (!v[k] || k >= sizeof a) return -1;
+  memcpy(a, v, k);
+  a[k] = 0;
+  if (parse_uint(a, &i) || parse_uint(v + k + 1, &n) || n == 0 || i >= n || n > 1000000) return -1;
+  sw->shard = (int)i;
+  sw->nshards = (int)n;
+  return 0;
+}
+
+/* The options of tessera sweep; 1 when a is none of them. */
+static int parse_sweep_option(cli *c, int argc, char **argv, int *i) {
+  const char *v;
+  unsigned long long u;
+  tsr_sweep_options *sw = &c->sw;
+  if (!strcmp(argv[*i], "--resume")) {
+    sw->resume = 1;
+  } else if ((v = option_value(argc, argv, i, "--grid"))) {
+    if (sw->ngrids == MAX_SETS) return usage_error("more than %s --grid options", "256");
+    c->grids[sw->ngrids++] = v;
+  } else if ((v = option_value(argc, argv, i, "--random"))) {
+    if (sw->nrandoms == MAX_SETS) return usage_error("more than %s --random options", "256");
+    c->randoms[sw->nrandoms++] = v;
+  } else if ((v = option_value(argc, argv, i, "--trials"))) {
+    if (parse_uint(v, &u) || u == 0 || u > 1000000) return usage_error("bad --trials '%s'", v);
+    sw->trials = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--sweep-seed"))) {
+    if (parse_uint(v, &u)) return usage_error("bad --sweep-seed '%s'", v);
+    sw->sweep_seed = u;
+  } else if ((v = option_value(argc, argv, i, "--ranks-per-trial"))) {
+    if (parse_uint(v, &u) || u == 0 || u > 1000000)
+      return usage_error("bad --ranks-per-trial '%s'", v);
+    sw->ranks_per_trial = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--max-retries"))) {
+    if (parse_uint(v, &u) || u > 100) return usage_error("bad --max-retries '%s': use 0 to 100", v);
+    sw->max_retries = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--trial-timeout"))) {
+    if (parse_timeout(v, &sw->trial_timeout))
+      return usage_error("bad --trial-timeout '%s': use seconds > 0", v);
+  } else if ((v = option_value(argc, argv, i, "--shard"))) {
+    if (parse_shard(v, sw)) return usage_error("bad --shard '%s': use I/N with 0 <= I < N", v);
+  } else if ((v = option_value(argc, argv, i, "--merge"))) {
+    sw->merge = v;
+  } else if ((v = option_value(argc, argv, i, "--minimize"))) {
+    sw->minimize = v;
+  } else if ((v = option_value(argc, argv, i, "--maximize"))) {
+    sw->maximize = v;
+  } else {
+    return 1;
+  }
+  c->sweep_only = 1;
+  return TSR_OK;
+}
+
 static int parse_option(cli *c, int argc, char **argv, int *i) {
+  int sw = parse_sweep_option(c, argc, argv, i);
+  if (sw != 1) return sw;
   const char *a = argv[*i], *v;
   unsigned long long u;
   if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -195,8 +309,7 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
   } else if ((v = option_value(argc, argv, i, "--set"))) {
     size_t n = strcspn(v, "=");
     int ok = n > 0 && v[n] == '=' && !(v[0] >= '0' && v[0] <= '9');
-    for (size_t k = 0; k < n && ok; k++)
-      ok = v[k] == '_' || isalnum((unsigned char)v[k]);
+    for (size_t k = 0; k < n && ok; k++) ok = v[k] == '_' || isalnum((unsigned char)v[k]);
     if (!ok) return usage_error("bad --set '%s': use NAME=VALUE, NAME a param() of the job", v);
     if (c->opt.nsets == MAX_SETS) return usage_error("more than %s --set options", "256");
     c->sets[c->opt.nsets++] = v;
@@ -268,7 +381,31 @@ static char *read_file(const char *path) {
   return buf;
 }
 
+static int sweep_command(cli *c) {
+  if (c->help) return rank0() ? fputs(usage_sweep, stdout), TSR_OK : TSR_OK;
+  c->sw.grids = c->grids;
+  c->sw.randoms = c->randoms;
+  if (c->sw.minimize && c->sw.maximize)
+    return usage_error("%s", "--minimize and --maximize: choose one");
+  if (c->sw.merge) {
+    if (c->arg || c->sw.ngrids || c->sw.nrandoms || c->sw.nshards || c->sw.resume)
+      return usage_error("%s", "--merge DIR -o OUT.h5 takes no job file and no trial options");
+    if (!c->opt.output) return usage_error("%s", "--merge needs -o OUT.h5");
+    return tsr_sweep(&c->opt, &c->sw, NULL, NULL, stdout);
+  }
+  if (!c->arg) return usage_error("%s", "sweep needs a job file");
+  if (!c->opt.output) return usage_error("%s", "sweep needs -o OUT.h5 (the table of trials)");
+  if (c->opt.trace) return usage_error("%s", "--trace is for run and eval, not sweep");
+  char *text = read_file(c->arg);
+  if (!text) return tsr_error_code();
+  int st = tsr_sweep(&c->opt, &c->sw, c->arg, text, stdout);
+  free(text);
+  return st;
+}
+
 static int run_command(cli *c) {
+  if (c->sweep_only && strcmp(c->command, "sweep"))
+    return usage_error("sweep options are for tessera sweep, not %s", c->command);
   if (!strcmp(c->command, "run")) {
     if (c->help) return rank0() ? fputs(usage_run, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "run needs a job file");
@@ -278,7 +415,9 @@ static int run_command(cli *c) {
     free(text);
     return st;
   }
-  if (c->opt.nsets > 0) return usage_error("--set is for tessera run (%s has no param())", c->command);
+  if (!strcmp(c->command, "sweep")) return sweep_command(c);
+  if (c->opt.nsets > 0)
+    return usage_error("--set is for tessera run (%s has no param())", c->command);
   if (!strcmp(c->command, "eval")) {
     if (c->help) return rank0() ? fputs(usage_eval, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "eval needs an expression");
@@ -298,7 +437,7 @@ static int run_command(cli *c) {
     if (rank0()) fputs(usage_main, stdout);
     return TSR_OK;
   }
-  return usage_error("unknown command '%s': use run, eval, info or inspect", c->command);
+  return usage_error("unknown command '%s': use run, eval, sweep, info or inspect", c->command);
 }
 
 static int report(int st) {
@@ -308,6 +447,7 @@ static int report(int st) {
     return 130;
   }
   if (st == TSR_ERR_USAGE) return 2;
+  if (st == TSR_ERR_TRIALS) return 3; /* the sweep said which */
   tsr_error_scope scope = tsr_error_get_scope();
   if (scope == TSR_SCOPE_LOCAL)
     fprintf(stderr, "tessera: error: rank %d: %s\n", tsr_rank(), tsr_error_message());

@@ -223,12 +223,16 @@ int tsr_exec_take_chunks(void *chunks, int64_t n, const int64_t *ids, double **b
 
 int tsr_exec_persist(tsr_exec *ex, tsr_node *n) {
   if (n->held || n->value) return TSR_OK;
+  /* Every rank of the session decides alike: the store is the same on each
+   * (the same jobs ended the same way), so no rank computes alone. */
+  if (tsr_node_adopt(n, ex->size)) return TSR_OK;
   int64_t total = tsr_grid_count(&n->grid);
   double **chunks = calloc((size_t)total + 1, sizeof(double *));
   int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
   if (st == TSR_OK) st = tsr_stage_waves_be(ex, n, tsr_exec_take_chunks, chunks);
   if (st == TSR_OK) {
     tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
+    n->held_size = ex->size;
     return TSR_OK;
   }
   for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);

@@ -326,11 +326,121 @@ void tsr_nodes_clear_values(void) {
   }
 }
 
+/* ---- carried held arrays ---------------------------------------------------------- */
+
+typedef struct carried {
+  uint64_t print;
+  int size;
+  int64_t nchunks;
+  double **held, bytes;
+  void (*release)(const void *ctx, double *chunk);
+  const void *ctx;
+} carried;
+
+static carried *carry_store;
+static int carry_n, carry_cap, carry_on;
+static double adopted;
+
+static uint64_t text_hash(uint64_t h, const char *s) {
+  for (; s && *s; s++) h = mix(h, (unsigned char)*s);
+  return mix(h, 0);
+}
+
+uint64_t tsr_node_fingerprint(tsr_node *n) {
+  if (!n || n->print_none) return 0;
+  if (n->print) return n->print;
+  uint64_t in[2] = {0, 0};
+  for (int i = 0; i < 2; i++)
+    if (n->in[i] && !(in[i] = tsr_node_fingerprint(n->in[i]))) n->print_none = 1;
+  if (n->kind == N_LINALG || n->fit) n->print_none = 1;
+  if (n->print_none) return 0;
+  tsr_node copy = *n; /* the local fields, with operands and source by content */
+  copy.in[0] = (tsr_node *)(uintptr_t)in[0];
+  copy.in[1] = (tsr_node *)(uintptr_t)in[1];
+  copy.src = NULL;
+  uint64_t h = node_hash(&copy);
+  if (n->src) h = text_hash(text_hash(h, n->src->path), n->src->dataset);
+  return n->print = h ? h : 1;
+}
+
+static void carried_release(carried *c) {
+  for (int64_t k = 0; k < c->nchunks; k++)
+    if (c->held[k]) {
+      if (c->release)
+        c->release(c->ctx, c->held[k]);
+      else
+        free(c->held[k]);
+    }
+  free(c->held);
+}
+
+/* At the end of a job: n's held chunks join the store (or are released). */
+static void carry_keep(tsr_node *n) {
+  uint64_t print = carry_on && n->kind == N_PERSIST && n->held ? tsr_node_fingerprint(n) : 0;
+  if (print && carry_n == carry_cap) {
+    carried *p = realloc(carry_store, sizeof *p * (size_t)(2 * carry_cap + 8));
+    if (p) {
+      carry_store = p;
+      carry_cap = 2 * carry_cap + 8;
+    }
+  }
+  if (!print || carry_n == carry_cap) {
+    tsr_node_release_held(n);
+    return;
+  }
+  carry_store[carry_n++] = (carried){print,        n->held_size,  tsr_grid_count(&n->grid),
+                                     n->held,      n->held_bytes, n->held_free,
+                                     n->held_ctx};
+  n->held = NULL;
+  n->held_bytes = 0;
+}
+
+static void carry_drop(int i) {
+  carried_release(&carry_store[i]);
+  carry_store[i] = carry_store[--carry_n];
+}
+
+void tsr_nodes_carry(int on) {
+  carry_on = on;
+  if (!on) {
+    while (carry_n) carry_drop(carry_n - 1);
+    free(carry_store);
+    carry_store = NULL;
+    carry_cap = 0;
+  }
+}
+
+void tsr_nodes_carry_prune(void) {
+  adopted = 0;
+  for (int i = carry_n - 1; i >= 0; i--) {
+    int wanted = 0;
+    for (tsr_node *n = all_nodes; n && !wanted; n = n->next_all)
+      wanted = n->kind == N_PERSIST && tsr_node_fingerprint(n) == carry_store[i].print;
+    if (!wanted) carry_drop(i);
+  }
+}
+
+int tsr_node_adopt(tsr_node *n, int size) {
+  uint64_t print = carry_n ? tsr_node_fingerprint(n) : 0;
+  for (int i = 0; print && i < carry_n; i++) {
+    carried *c = &carry_store[i];
+    if (c->print != print || c->size != size || c->nchunks != tsr_grid_count(&n->grid)) continue;
+    tsr_node_hold(n, c->held, c->release, c->ctx);
+    n->held_size = size;
+    adopted += n->held_bytes;
+    carry_store[i] = carry_store[--carry_n];
+    return 1;
+  }
+  return 0;
+}
+
+double tsr_nodes_adopted_bytes(void) { return adopted; }
+
 void tsr_nodes_free_all(void) {
   while (all_nodes) {
     tsr_node *n = all_nodes;
     all_nodes = n->next_all;
-    tsr_node_release_held(n);
+    carry_keep(n);
     tsr_grid_free(&n->grid);
     free(n->value);
     free(n);

@@ -75,6 +75,9 @@ struct tsr_node {
   const void *held_ctx;
   double held_bytes;  /* bytes of held chunks on this rank */
   int hold_checked;   /* its held bytes were counted by the checks before work */
+  int held_size;      /* the ranks among which its chunks are held */
+  uint64_t print;     /* its fingerprint across jobs (tsr_node_fingerprint), 0: not yet */
+  int print_none;     /* it has none (depends on a fit or a decomposition) */
   tsr_fit *fit;       /* LINALG GLM_*: the fit (graph/fit.h) */
   char label[48];     /* PERSIST: what the user wrote ("x", "persist at 3:5"), for errors */
   tsr_node *next_all; /* list of all nodes, for freeing */
@@ -131,6 +134,24 @@ void tsr_node_release_held(tsr_node *n);
 
 /* Bytes of held chunks on this rank, over every node of the job. */
 double tsr_nodes_held_bytes(void);
+
+/* ---- held arrays carried from one job to the next (a sweep's trials) ----
+ * With carrying on, the end of a job keeps the held chunks of its persisted
+ * arrays, each under the array's fingerprint: a hash of what computes it
+ * (operations, shapes, chunks, seeds and streams, files and datasets), the
+ * same in the next job for the same expression. A persisted array of the
+ * next job with that fingerprint (and the same ranks) adopts the chunks
+ * instead of computing them; carried arrays no node of the job matches are
+ * released before its work (prune). A file a job loads must not change
+ * between the jobs. Turning carrying off releases everything carried. */
+void tsr_nodes_carry(int on);
+void tsr_nodes_carry_prune(void);
+/* Whether n (N_PERSIST, held among size ranks) adopted carried chunks. */
+int tsr_node_adopt(tsr_node *n, int size);
+/* Bytes this rank adopted since the last prune. */
+double tsr_nodes_adopted_bytes(void);
+/* 0 when n has no fingerprint (it depends on a fit or a decomposition). */
+uint64_t tsr_node_fingerprint(tsr_node *n);
 
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);

@@ -20,7 +20,7 @@
 #define CONVERT_BYTES ((size_t)8 << 20)
 
 #ifdef TSR_HAVE_PARALLEL_HDF5
-#include <mpi.h>
+#include "mpi/session.h"
 static int mpi_running(void) {
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
@@ -34,7 +34,8 @@ hid_t tsr_h5_file_access(int collective) {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl < 0) return fapl;
 #ifdef TSR_HAVE_PARALLEL_HDF5
-  if (collective && mpi_running() && H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0) {
+  if (collective && mpi_running() &&
+      H5Pset_fapl_mpio(fapl, tsr_comm_session(), MPI_INFO_NULL) < 0) {
     H5Pclose(fapl);
     return -1;
   }

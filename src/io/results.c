@@ -40,7 +40,7 @@ static int check_item(const char *path, const tsr_result_item *it, int i) {
   for (int d = 0; d < it->ndim; d++)
     if (it->shape[d] < 0)
       return TSR_ERROR(TSR_ERR_INTERNAL, "negative extent in result '%s'", it->name);
-  if (!it->data && item_count(it) > 0)
+  if (!it->data && !it->strings && !it->ints && item_count(it) > 0)
     return TSR_ERROR(TSR_ERR_INTERNAL, "result '%s' has no data", it->name);
   return TSR_OK;
 }
@@ -85,9 +85,24 @@ static int write_float32(hid_t dset, const tsr_result_item *it, const char *path
   return TSR_OK;
 }
 
+static hid_t make_string_type(void);
+
 static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
   if (item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
   if (it->is_float32) return write_float32(dset, it, path);
+  if (it->ints) {
+    RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->ints),
+                  "write dataset", it->name, path);
+    return TSR_OK;
+  }
+  if (it->strings) {
+    hid_t type = make_string_type();
+    RESULTS_CHECK(type, "make the string type of", it->name, path);
+    herr_t st = H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->strings);
+    H5Tclose(type);
+    RESULTS_CHECK(st, "write dataset", it->name, path);
+    return TSR_OK;
+  }
   RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->data),
                 "write dataset", it->name, path);
   return TSR_OK;
@@ -129,8 +144,20 @@ static int write_attr(hid_t loc, const tsr_attr *a, const char *path) {
 static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
   hid_t space = make_space(it);
   RESULTS_CHECK(space, "create dataspace for", it->name, path);
-  hid_t type = it->is_float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  hid_t dset = H5Dcreate2(file, it->name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t type = it->strings ? make_string_type()
+                           : H5Tcopy(it->ints         ? H5T_STD_I64LE
+                                     : it->is_float32 ? H5T_IEEE_F32LE
+                                                      : H5T_IEEE_F64LE);
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  if (lcpl >= 0 && H5Pset_create_intermediate_group(lcpl, 1) < 0) {
+    H5Pclose(lcpl);
+    lcpl = -1;
+  }
+  hid_t dset = type < 0 || lcpl < 0
+                   ? -1
+                   : H5Dcreate2(file, it->name, type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (type >= 0) H5Tclose(type);
   H5Sclose(space);
   RESULTS_CHECK(dset, "create dataset", it->name, path);
   int st = write_data(dset, it, path);

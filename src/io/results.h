@@ -18,20 +18,31 @@ typedef struct tsr_attr {
 } tsr_attr;
 
 typedef struct tsr_result_item {
-  const char *name;     /* dataset name (a job variable name) */
-  int ndim;             /* 0 for a scalar */
-  const int64_t *shape; /* ndim entries */
-  int is_float32;       /* store as float32 (data is converted) */
-  const double *data;   /* row-major values */
+  const char *name;      /* dataset name (a job variable name) */
+  int ndim;              /* 0 for a scalar */
+  const int64_t *shape;  /* ndim entries */
+  int is_float32;        /* store as float32 (data is converted) */
+  const double *data;    /* row-major values */
   const tsr_attr *attrs; /* attributes of the dataset (a fit's report), or NULL */
   int nattrs;
+  const char *const *strings; /* when non-NULL, the values instead of data: UTF-8 strings */
+  const int64_t *ints;        /* when non-NULL, the values instead of data: int64 */
 } tsr_result_item;
+
+/* A name may hold '/': the dataset then goes into groups made on the way
+ * ("trials/params/lam"). */
 
 /* Writes items and root attributes to path (through path's temporary name).
  * Fails with TSR_ERR_IO naming the file when it cannot be written; then no
  * file is left under either name. */
 int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
                       const tsr_attr *attrs, int nattrs);
+
+/* Every numeric dataset of the root group of a results file, read as
+ * float64 (items, names, shapes and data malloc'ed; free with
+ * tsr_results_free). */
+int tsr_results_read(const char *path, tsr_result_item **items, int *nitems);
+void tsr_results_free(tsr_result_item *items, int nitems);
 
 /* Checks, before any work, that path's directory takes the temporary file:
  * creates and removes it. Fails with TSR_ERR_IO naming the file. */

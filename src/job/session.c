@@ -34,6 +34,7 @@
 #include "job/trace_write.h"
 #include "util/signals.h"
 #include "job/summary.h"
+#include "job/sweep.h"
 #include "tessera.h"
 #include "util/trace.h"
 
@@ -165,8 +166,15 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
     const tsr_value *v = &b->value;
     if (b->is_expression || !is_small(v)) continue;
     if (v->kind == V_ARRAY) {
-      items[n] = (tsr_result_item){b->name, v->arr->grid.ndim, v->arr->grid.shape,
-                                   v->arr->dtype == TSR_F32, v->arr->value, NULL, 0};
+      items[n] = (tsr_result_item){b->name,
+                                   v->arr->grid.ndim,
+                                   v->arr->grid.shape,
+                                   v->arr->dtype == TSR_F32,
+                                   v->arr->value,
+                                   NULL,
+                                   0,
+                                   NULL,
+                                   NULL};
       const tsr_node *a = v->arr;
       if (a->kind == N_LINALG && a->op == LA_GLM_COEF && a->fit) {
         items[n].attrs = attrs + (size_t)n * FIT_ATTRS;
@@ -174,7 +182,7 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
       }
     } else if (tsr_value_is_number(v)) {
       scalars[i] = tsr_value_number(v);
-      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i], NULL, 0};
+      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i], NULL, 0, NULL, NULL};
     } else {
       continue;
     }
@@ -267,6 +275,7 @@ static int finish_run(const tsr_options *opt, const tsr_exec *ex, const timings 
 
 static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
   double t0 = tsr_comm_time();
+  tsr_nodes_carry_prune(); /* a sweep's trial: what the last trial held and this one does not */
   for (int i = 0; i < ip->nnames; i++)
     if (is_small(&ip->names[i].value)) TSR_CHECK(check_value(ex, &ip->names[i].value));
   TSR_CHECK(tsr_save_plan(ex));
@@ -341,6 +350,34 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   if (st == TSR_OK && ex.rank == 0 && !opt->quiet) print_summary(&ex, &t);
   if (st == TSR_OK) st = finish_run(opt, &ex, &t);
   if (st != TSR_OK) tsr_trace_discard();
+  tsr_interp_free(&ip);
+  tsr_ast_program_free(&prog);
+  tsr_nodes_free_all();
+  tsr_io_job_end();
+  return st;
+}
+
+int tsr_job_params(const tsr_options *opt, const char *name, const char *text, char *params,
+                   size_t n) {
+  tsr_source src = {name, text};
+  ast_program prog;
+  TSR_CHECK(tsr_parse_program(&src, &prog));
+  struct tsr_interp ip;
+  tsr_job_interp_init(&ip, &src, opt->seed);
+  unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
+  ip.ctx.sets = opt->sets;
+  ip.ctx.nsets = used ? opt->nsets : 0;
+  ip.ctx.set_used = used;
+  int st = used ? tsr_interp_program(&ip, &prog) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK) st = tsr_params_check_used(&ip.ctx);
+  if (st == TSR_OK && tsr_save_count() > 0)
+    st = TSR_ERROR(TSR_ERR_VALUE,
+                   "%s: save() in a sweep would write the same file in every trial: the "
+                   "sweep keeps each trial's small results instead",
+                   name);
+  snprintf(params, n, "%s", ip.ctx.params);
+  free(used);
+  ip.ctx.set_used = NULL;
   tsr_interp_free(&ip);
   tsr_ast_program_free(&prog);
   tsr_nodes_free_all();

@@ -145,11 +145,16 @@ static int node_shares(const tsr_device_id *id, int *shared) {
  * node that share a GPU are refused unless allowed (NCCL needs a GPU per
  * rank); where any rank shares one, device transports stay off everywhere.
  * Every rank agrees before any fails. */
-static int bind_device(const tsr_backend_ops *be, int allow_shared, tsr_backend_config *cfg) {
+static int bind_device(const tsr_backend_ops *be, int allow_shared, int checked,
+                       tsr_backend_config *cfg) {
   if (!tsr_be_has_bind(be)) return TSR_OK;
   tsr_device_id id;
   int count = 0, refuse = 0;
   TSR_CHECK(tsr_agree(tsr_be_bind(be, tsr_comm_local_rank(), &id, &count)));
+  if (checked) { /* a sweep's trial: the world was checked before the groups split */
+    cfg->shared = cfg->any_shared = checked - 1;
+    return TSR_OK;
+  }
   TSR_CHECK(tsr_agree(node_shares(&id, &cfg->shared)));
   TSR_CHECK(tsr_comm_max_int(cfg->shared && !allow_shared, &refuse));
   if (refuse)
@@ -177,6 +182,17 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;
   tsr_backend_config cfg = {.threads = ex->threads, .mem_limit = opt->mem_limit, .fault = k.fault};
-  TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, &cfg));
+  TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, opt->devices_checked, &cfg));
   return tsr_be_setup(ex->be, &cfg);
+}
+
+int tsr_job_devices_check(const tsr_options *opt, int *checked) {
+  tsr_knobs k;
+  const tsr_backend_ops *be = NULL;
+  tsr_backend_config cfg = {0};
+  TSR_CHECK(tsr_knobs_read(&k));
+  TSR_CHECK(choose_backend(opt, &be));
+  TSR_CHECK(bind_device(be, opt->gpus_shared || k.gpus_shared, 0, &cfg));
+  *checked = 1 + cfg.any_shared;
+  return TSR_OK;
 }

@@ -25,4 +25,10 @@ int tsr_knobs_read(tsr_knobs *k);
 /* Fills ex for this job and sets its backend up. Collective. */
 int tsr_job_setup(const tsr_options *opt, tsr_exec *ex);
 
+/* Before a sweep's groups split: binds this rank's device and checks, over
+ * the world, that ranks of a node share no GPU (unless allowed). *checked
+ * is then 1 + whether any do, for the trials' tsr_options.devices_checked.
+ * Collective over the world. */
+int tsr_job_devices_check(const tsr_options *opt, int *checked);
+
 #endif

@@ -17,9 +17,14 @@
 #include <unistd.h>
 
 #include "mpi/mpi_check.h"
+#include "mpi/session.h"
 #include "util/error.h"
 
-static int started_mpi, world_rank, world_size, local_rank, local_size = 1;
+/* The session is the communicator every collective of a job uses: the world,
+ * or a sweep's group of ranks (mpi/groups.c). rank and size are the
+ * session's; the node communicator is always the world's (GPU binding). */
+static int started_mpi, rank, size, local_rank, local_size = 1;
+static MPI_Comm session = MPI_COMM_NULL;
 static MPI_Comm node_comm = MPI_COMM_NULL; /* the ranks of this node */
 static char session_base[4096];            /* isolated singleton's own tmpdir */
 
@@ -61,10 +66,9 @@ int tsr_comm_init(int *argc, char ***argv) {
     started_mpi = 1;
   }
   TSR_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  TSR_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
-  TSR_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  TSR_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL,
-                                    &node_comm));
+  TSR_CHECK(tsr_comm_session_set(MPI_COMM_WORLD));
+  TSR_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node_comm));
   TSR_MPI_CHECK(MPI_Comm_set_errhandler(node_comm, MPI_ERRORS_RETURN));
   TSR_MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
   TSR_MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
@@ -83,8 +87,17 @@ void tsr_comm_abort(int code) {
   exit(code);
 }
 
-int tsr_comm_rank(void) { return world_rank; }
-int tsr_comm_size(void) { return world_size; }
+int tsr_comm_session_set(MPI_Comm c) {
+  TSR_MPI_CHECK(MPI_Comm_rank(c, &rank));
+  TSR_MPI_CHECK(MPI_Comm_size(c, &size));
+  session = c;
+  return TSR_OK;
+}
+
+MPI_Comm tsr_comm_session(void) { return session == MPI_COMM_NULL ? MPI_COMM_WORLD : session; }
+
+int tsr_comm_rank(void) { return rank; }
+int tsr_comm_size(void) { return size; }
 int tsr_comm_local_rank(void) { return local_rank; }
 int tsr_comm_local_size(void) { return local_size; }
 double tsr_comm_time(void) { return MPI_Wtime(); }
@@ -129,7 +142,7 @@ int tsr_comm_node_allgather(const void *send, size_t n, void *recv) {
 int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root) {
   if (nbytes > (size_t)0x7fffffff)
     return TSR_ERROR(TSR_ERR_COMM, "broadcast of %zu bytes exceeds one MPI call", nbytes);
-  TSR_MPI_CHECK(MPI_Bcast(buf, (int)nbytes, MPI_BYTE, root, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Bcast(buf, (int)nbytes, MPI_BYTE, root, tsr_comm_session()));
   return TSR_OK;
 }
 
@@ -137,18 +150,18 @@ int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root) {
  * largest, then compacted in rank order. */
 static int transport_allgather(const void *send, size_t nbytes, const size_t *counts, char *all) {
   size_t most = 0, off = 0;
-  for (int r = 0; r < world_size; r++) most = counts[r] > most ? counts[r] : most;
+  for (int r = 0; r < size; r++) most = counts[r] > most ? counts[r] : most;
   if (most == 0) return TSR_OK;
   char *pad, *recv;
   TSR_CALLOC(pad, most, 1);
   if (nbytes) memcpy(pad, send, nbytes);
-  recv = malloc(most * (size_t)world_size);
+  recv = malloc(most * (size_t)size);
   if (!recv) {
     free(pad);
-    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %zu-byte exchange", most * world_size);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a %zu-byte exchange", most * size);
   }
   int st = transport->allgather(pad, most, recv);
-  for (int r = 0; st == TSR_OK && r < world_size; r++) {
+  for (int r = 0; st == TSR_OK && r < size; r++) {
     memcpy(all + off, recv + most * (size_t)r, counts[r]);
     off += counts[r];
   }
@@ -160,22 +173,22 @@ static int transport_allgather(const void *send, size_t nbytes, const size_t *co
 int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t **counts) {
   unsigned long long mine = nbytes;
   unsigned long long *each;
-  TSR_MALLOC(each, sizeof(*each) * (size_t)world_size);
+  TSR_MALLOC(each, sizeof(*each) * (size_t)size);
   TSR_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG,
-                              MPI_COMM_WORLD));
-  TSR_MALLOC(*counts, sizeof(size_t) * (size_t)world_size);
-  for (int r = 0; r < world_size; r++) (*counts)[r] = (size_t)each[r];
+                              tsr_comm_session()));
+  TSR_MALLOC(*counts, sizeof(size_t) * (size_t)size);
+  for (int r = 0; r < size; r++) (*counts)[r] = (size_t)each[r];
   free(each);
   int *rc, *rd;
   size_t total;
-  TSR_CHECK(displacements(*counts, world_size, &rc, &rd, &total));
+  TSR_CHECK(displacements(*counts, size, &rc, &rd, &total));
   TSR_MALLOC(*all, total ? total : 1);
-  if (transport && world_size > 1) {
+  if (transport && size > 1) {
     free(rc);
     free(rd);
     return transport_allgather(send, nbytes, *counts, *all);
   }
-  int st = MPI_Allgatherv(send, (int)nbytes, MPI_BYTE, *all, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+  int st = MPI_Allgatherv(send, (int)nbytes, MPI_BYTE, *all, rc, rd, MPI_BYTE, tsr_comm_session());
   free(rc);
   free(rd);
   if (st != MPI_SUCCESS) return TSR_ERROR(TSR_ERR_COMM, "MPI_Allgatherv failed");
@@ -183,13 +196,12 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
 }
 
 int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv, size_t **recvn) {
-  int size = world_size;
   unsigned long long *sn, *rn;
   TSR_MALLOC(sn, sizeof(*sn) * (size_t)size);
   TSR_MALLOC(rn, sizeof(*rn) * (size_t)size);
   for (int r = 0; r < size; r++) sn[r] = sendn[r];
-  TSR_MPI_CHECK(
-      MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Alltoall(sn, 1, MPI_UNSIGNED_LONG_LONG, rn, 1, MPI_UNSIGNED_LONG_LONG,
+                             tsr_comm_session()));
   TSR_MALLOC(*recvn, sizeof(size_t) * (size_t)size);
   for (int r = 0; r < size; r++) (*recvn)[r] = (size_t)rn[r];
   free(sn);
@@ -216,7 +228,7 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
   for (int r = 0; r < size; r++)
     if (sendn[r]) memcpy(sbuf + sd[r], send[r], sendn[r]);
   TSR_MALLOC(*recv, rtotal);
-  int st = MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+  int st = MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, *recv, rc, rd, MPI_BYTE, tsr_comm_session());
   free(sbuf);
   free(sc);
   free(sd);
@@ -227,11 +239,11 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
 }
 
 int tsr_comm_max_int(int v, int *out) {
-  TSR_MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Allreduce(&v, out, 1, MPI_INT, MPI_MAX, tsr_comm_session()));
   return TSR_OK;
 }
 
 int tsr_comm_barrier(void) {
-  TSR_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Barrier(tsr_comm_session()));
   return TSR_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mpi/mpi_check.h"
+#include "mpi/session.h"
 #include "util/error.h"
 
 /* MPI counts are int: longer messages go in pieces of this many doubles. */
@@ -20,7 +21,7 @@ static int world(int *size) {
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
   *size = 1;
-  if (inited && !finalized) MPI_Comm_size(MPI_COMM_WORLD, size);
+  if (inited && !finalized) MPI_Comm_size(tsr_comm_session(), size);
   return *size > 1;
 }
 
@@ -45,14 +46,14 @@ int tsr_p2p_exchange(const tsr_p2p_msg *sends, int nsends, const tsr_p2p_msg *re
   for (int i = 0; i < nrecvs && rc == MPI_SUCCESS; i++)
     for (size_t off = 0; off < recvs[i].n && rc == MPI_SUCCESS; off += PIECE) {
       size_t len = recvs[i].n - off < PIECE ? recvs[i].n - off : PIECE;
-      rc = MPI_Irecv(recvs[i].buf + off, (int)len, MPI_DOUBLE, recvs[i].peer, tag, MPI_COMM_WORLD,
-                     &req[k++]);
+      rc = MPI_Irecv(recvs[i].buf + off, (int)len, MPI_DOUBLE, recvs[i].peer, tag,
+                     tsr_comm_session(), &req[k++]);
     }
   for (int i = 0; i < nsends && rc == MPI_SUCCESS; i++)
     for (size_t off = 0; off < sends[i].n && rc == MPI_SUCCESS; off += PIECE) {
       size_t len = sends[i].n - off < PIECE ? sends[i].n - off : PIECE;
-      rc = MPI_Isend(sends[i].buf + off, (int)len, MPI_DOUBLE, sends[i].peer, tag, MPI_COMM_WORLD,
-                     &req[k++]);
+      rc = MPI_Isend(sends[i].buf + off, (int)len, MPI_DOUBLE, sends[i].peer, tag,
+                     tsr_comm_session(), &req[k++]);
     }
   if (rc == MPI_SUCCESS) rc = MPI_Waitall((int)k, req, MPI_STATUSES_IGNORE);
   free(req);
@@ -64,21 +65,21 @@ int tsr_p2p_bcast(void *buf, size_t n) {
   int size;
   if (!world(&size)) return TSR_OK;
   if (n > (size_t)INT32_MAX) return TSR_ERROR(TSR_ERR_INTERNAL, "broadcast of %zu bytes", n);
-  TSR_MPI_CHECK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, tsr_comm_session()));
   return TSR_OK;
 }
 
 int tsr_p2p_send_int(int peer, int value, int tag) {
   int size;
   if (!world(&size)) return TSR_OK;
-  TSR_MPI_CHECK(MPI_Send(&value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD));
+  TSR_MPI_CHECK(MPI_Send(&value, 1, MPI_INT, peer, tag, tsr_comm_session()));
   return TSR_OK;
 }
 
 int tsr_p2p_recv_int(int peer, int *value, int tag) {
   int size;
   if (!world(&size)) return TSR_OK;
-  TSR_MPI_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  TSR_MPI_CHECK(MPI_Recv(value, 1, MPI_INT, peer, tag, tsr_comm_session(), MPI_STATUS_IGNORE));
   return TSR_OK;
 }
 

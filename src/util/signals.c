@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t interrupted;
@@ -15,7 +16,7 @@ static char temps[MAX_TEMPS][1024];
 static volatile sig_atomic_t used[MAX_TEMPS];
 
 static void on_signal(int sig) {
-  interrupted = sig;
+  if (sig != SIGALRM || !interrupted) interrupted = sig; /* a deadline never hides an interrupt */
   for (int i = 0; i < MAX_TEMPS; i++)
     if (used[i]) unlink(temps[i]); /* async-signal-safe */
 }
@@ -46,3 +47,28 @@ void tsr_signals_install(void) {
 }
 
 int tsr_interrupted(void) { return interrupted != 0; }
+
+/* A deadline is SIGALRM: it stops the run like SIGINT does, but only
+ * tsr_signals_deadline_clear takes it back (an interrupt stays). */
+void tsr_signals_deadline(double seconds) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_sec = (time_t)seconds;
+  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+  if (seconds > 0 && !it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int tsr_signals_deadline_passed(void) { return interrupted == SIGALRM; }
+
+void tsr_signals_deadline_clear(void) {
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  setitimer(ITIMER_REAL, &it, NULL);
+  if (interrupted == SIGALRM) interrupted = 0;
+}

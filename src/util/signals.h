@@ -9,6 +9,14 @@
 void tsr_signals_install(void);
 int tsr_interrupted(void);
 
+/* A time limit (a sweep's --trial-timeout): after seconds (> 0; 0 cancels)
+ * the run stops as if interrupted, and deadline_passed says it was the
+ * limit. deadline_clear cancels the limit and forgets that it passed, never
+ * a real interrupt. */
+void tsr_signals_deadline(double seconds);
+int tsr_signals_deadline_passed(void);
+void tsr_signals_deadline_clear(void);
+
 /* Temporary files that must not outlive an interrupted run (save's): the
  * handler removes them at once, because a launcher may follow SIGINT or
  * SIGTERM with SIGKILL before the run has cleaned up. add returns nonzero

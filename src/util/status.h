@@ -21,7 +21,8 @@ typedef enum tsr_status {
   TSR_ERR_COMM,        /* MPI/NCCL failure */
   TSR_ERR_INTERRUPTED, /* SIGINT/SIGTERM received */
   TSR_ERR_USAGE,       /* bad command-line usage */
-  TSR_ERR_INTERNAL     /* a bug: an invariant of tessera itself was broken */
+  TSR_ERR_INTERNAL,    /* a bug: an invariant of tessera itself was broken */
+  TSR_ERR_TRIALS       /* a sweep ended with some trials failed (the others are done) */
 } tsr_status;
 
 /* Records an error (printf-style message) and returns code. The message of the

@@ -137,7 +137,7 @@ static void assert_bits_eq(const double *got, const double *want, int n) {
 
 START_TEST(scalar_is_stored_as_scalar_float64_exactly) {
   double v = 0.1;
-  tsr_result_item it = {"total", 0, NULL, 0, &v, NULL, 0};
+  tsr_result_item it = {"total", 0, NULL, 0, &v, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   readback r = read_dataset(path, "total");
   ck_assert_int_eq(r.space_class, H5S_SCALAR);
@@ -151,7 +151,7 @@ END_TEST
 START_TEST(vector_round_trips_values_and_shape) {
   double v[5] = {1.0 / 3.0, -0.0, 1e300, -2.5e-310, INFINITY};
   int64_t shape[1] = {5};
-  tsr_result_item it = {"v", 1, shape, 0, v, NULL, 0};
+  tsr_result_item it = {"v", 1, shape, 0, v, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   readback r = read_dataset(path, "v");
   ck_assert_int_eq(r.space_class, H5S_SIMPLE);
@@ -165,7 +165,7 @@ END_TEST
 START_TEST(matrix_round_trips_row_major_with_shape) {
   double m[6] = {1, 2, 3, 4, 5, 6.125};
   int64_t shape[2] = {2, 3};
-  tsr_result_item it = {"m", 2, shape, 0, m, NULL, 0};
+  tsr_result_item it = {"m", 2, shape, 0, m, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   readback r = read_dataset(path, "m");
   ck_assert_int_eq(r.ndim, 2);
@@ -178,7 +178,7 @@ END_TEST
 START_TEST(float32_item_is_stored_as_float32_of_the_doubles) {
   double v[3] = {0.1, -1e-3, 16777217.0};
   int64_t shape[1] = {3};
-  tsr_result_item it = {"f", 1, shape, 1, v, NULL, 0};
+  tsr_result_item it = {"f", 1, shape, 1, v, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   readback r = read_dataset(path, "f");
   ck_assert_int_eq(r.type_class, H5T_FLOAT);
@@ -194,7 +194,8 @@ END_TEST
 START_TEST(several_items_are_all_written) {
   double a = 1, b[2] = {2, 3};
   int64_t shape[1] = {2};
-  tsr_result_item its[2] = {{"a", 0, NULL, 0, &a, NULL, 0}, {"b", 1, shape, 1, b, NULL, 0}};
+  tsr_result_item its[2] = {{"a", 0, NULL, 0, &a, NULL, 0, NULL, NULL},
+                            {"b", 1, shape, 1, b, NULL, 0, NULL, NULL}};
   ck_assert_int_eq(tsr_results_write(path, its, 2, NULL, 0), TSR_OK);
   ck_assert(read_dataset(path, "a").values[0] == 1.0);
   ck_assert(read_dataset(path, "b").values[1] == 3.0);
@@ -203,7 +204,7 @@ END_TEST
 
 START_TEST(empty_vector_is_stored_with_zero_extent) {
   int64_t shape[1] = {0};
-  tsr_result_item it = {"e", 1, shape, 0, NULL, NULL, 0};
+  tsr_result_item it = {"e", 1, shape, 0, NULL, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   readback r = read_dataset(path, "e");
   ck_assert_int_eq(r.ndim, 1);
@@ -265,7 +266,7 @@ END_TEST
 
 START_TEST(success_leaves_only_the_final_file) {
   double v = 1;
-  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0};
+  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   ck_assert_int_eq(count_entries(dir), 1);
   ck_assert_int_gt(H5Fis_hdf5(path), 0);
@@ -284,7 +285,7 @@ END_TEST
 START_TEST(path_that_is_a_directory_fails_and_leaves_no_temporary) {
   ck_assert_int_eq(mkdir(path, 0700), 0);
   double v = 1;
-  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0};
+  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0, NULL, NULL};
   assert_io_failure(tsr_results_write(path, &it, 1, NULL, 0), path);
   ck_assert_int_eq(count_entries(dir), 1); /* just the directory itself */
   ck_assert_int_eq(count_entries(path), 0);
@@ -310,11 +311,13 @@ START_TEST(read_only_directory_fails_and_leaves_nothing) {
 }
 END_TEST
 
-/* "a/b" names a missing group, so HDF5 fails after the temporary exists. */
+/* "a/b" needs a group "a" where dataset "a" is, so HDF5 fails after the
+ * temporary exists. */
 START_TEST(failure_while_writing_keeps_existing_file_and_removes_temporary) {
   write_text(path, "old");
   double v = 1;
-  tsr_result_item its[2] = {{"ok", 0, NULL, 0, &v, NULL, 0}, {"a/b", 0, NULL, 0, &v, NULL, 0}};
+  tsr_result_item its[2] = {{"a", 0, NULL, 0, &v, NULL, 0, NULL, NULL},
+                            {"a/b", 0, NULL, 0, &v, NULL, 0, NULL, NULL}};
   assert_io_failure(tsr_results_write(path, its, 2, NULL, 0), path);
   ck_assert_ptr_nonnull(strstr(tsr_error_message(), "a/b"));
   ck_assert(has_text(path, "old"));
@@ -339,8 +342,9 @@ START_TEST(hdf5_failure_prints_nothing_to_stderr) {
   int saved = dup(STDERR_FILENO);
   ck_assert(freopen(log, "w", stderr) != NULL);
   double v = 1;
-  tsr_result_item it = {"a/b", 0, NULL, 0, &v, NULL, 0};
-  int st = tsr_results_write(path, &it, 1, NULL, 0);
+  tsr_result_item its[2] = {{"a", 0, NULL, 0, &v, NULL, 0, NULL, NULL},
+                            {"a/b", 0, NULL, 0, &v, NULL, 0, NULL, NULL}};
+  int st = tsr_results_write(path, its, 2, NULL, 0);
   fflush(stderr);
   dup2(saved, STDERR_FILENO);
   close(saved);
@@ -354,7 +358,7 @@ END_TEST
 START_TEST(success_replaces_existing_file) {
   write_text(path, "old");
   double v = 7;
-  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0};
+  tsr_result_item it = {"x", 0, NULL, 0, &v, NULL, 0, NULL, NULL};
   ck_assert_int_eq(tsr_results_write(path, &it, 1, NULL, 0), TSR_OK);
   ck_assert(read_dataset(path, "x").values[0] == 7.0);
   ck_assert_int_eq(count_entries(dir), 1);
@@ -363,7 +367,8 @@ END_TEST
 
 START_TEST(duplicate_dataset_names_are_rejected_before_any_file_exists) {
   double v = 1;
-  tsr_result_item its[2] = {{"x", 0, NULL, 0, &v, NULL, 0}, {"x", 0, NULL, 0, &v, NULL, 0}};
+  tsr_result_item its[2] = {{"x", 0, NULL, 0, &v, NULL, 0, NULL, NULL},
+                            {"x", 0, NULL, 0, &v, NULL, 0, NULL, NULL}};
   ck_assert_int_eq(tsr_results_write(path, its, 2, NULL, 0), TSR_ERR_VALUE);
   ck_assert_ptr_nonnull(strstr(tsr_error_message(), "duplicate"));
   ck_assert_ptr_nonnull(strstr(tsr_error_message(), "'x'"));

@@ -17,7 +17,11 @@
 #     valid trace. (PBS has no Debian package: no qsub here. The SLURM CPU
 #     script runs under a real SLURM in slurm_job.sh.)
 #   - when this tessera has load, svd and save, the SVD script runs for real
-#     on a small matrix.
+#     on a small matrix;
+#   - the sweep scripts: as a task of a SLURM job array (dry run), sweep.sbatch
+#     runs its shard (--shard I/COUNT) with the files named by the array's job
+#     id; sweep.pbs runs for real (2 ranks, 3 trials): exit 0, every trial ok
+#     in the table named by job id, and run again (a rerun job) it resumes.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 JOBS=$srcdir/jobs
@@ -127,6 +131,18 @@ for f in "$JOBS"/slurm/*.sbatch; do
       soft_fail "$b (dry run, $launcher): results are not named by job id: $(cat dry.out)"
   done
 done
+# A task of a SLURM job array: its shard, and the files of the array's job id.
+capture dry.out dry.err env SLURM_JOB_ID=901 SLURM_ARRAY_JOB_ID=900 SLURM_ARRAY_TASK_ID=1 \
+  SLURM_ARRAY_TASK_COUNT=4 SLURM_NTASKS=4 SLURM_NTASKS_PER_NODE=4 SLURM_CPUS_PER_TASK=3 \
+  SLURM_SUBMIT_DIR="$TMP/work" DRY_RUN=1 bash "$JOBS/slurm/sweep.sbatch"
+if [ "$RC" -ne 0 ]; then
+  soft_fail "sweep.sbatch (dry run, array task 1 of 4): exit $RC: $(cat dry.err)"
+else
+  grep '^+ srun' dry.out | grep -q -- "--shard 1/4" ||
+    soft_fail "sweep.sbatch (dry run, array task 1 of 4): no '--shard 1/4': $(cat dry.out)"
+  grep '^+ srun' dry.out | grep -q -- "-o $TMP/work/sweep-900.h5 " ||
+    soft_fail "sweep.sbatch (dry run, array task 1 of 4): the table is not named by the array's job id 900: $(cat dry.out)"
+fi
 ls work/*.tsr >/dev/null 2>&1 && soft_fail "a dry run wrote files: $(ls work)"
 
 # ---- the PBS CPU script, for real --------------------------------------------------------
@@ -148,6 +164,26 @@ if need_python; then
     soft_fail "trace of the PBS job: $(cat check.out)"
 fi
 grep -q '^tessera: *all  *16 ' run.err || soft_fail "no summary table with 16 chunks in the job's log: $(cat run.err)"
+
+# ---- the PBS sweep script, for real ------------------------------------------------------
+
+# sweep_pbs: jobs/pbs/sweep.pbs as PBS job 4245 on the 2 ranks of nodes2, 3 trials.
+sweep_pbs() {
+  capture run.out run.err env PBS_JOBID=4245.pbs-server PBS_NODEFILE="$TMP/nodes2" PBS_O_WORKDIR="$TMP/work" \
+    PBS_JOBNAME=tessera-sweep PBS_ENVIRONMENT=PBS_BATCH TESSERA="$TESSERA" N=2000 CHUNK=500 LAMS=0.1,1,10 \
+    BACKEND=cpu OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    ${TIMEOUT:+timeout -k 5 "$TIMEOUT"} bash "$JOBS/pbs/sweep.pbs"
+}
+sweep_pbs
+[ "$RC" -eq 0 ] || fail "jobs/pbs/sweep.pbs under a PBS environment: exit $RC: $(cat run.out run.err)"
+[ -f work/sweep-4245.h5 ] || fail "jobs/pbs/sweep.pbs wrote no work/sweep-4245.h5: $(ls work)"
+# trials/status is a string dataset, which h5read does not read: the count of ok trials.
+expect_eq "$("$H5READ" work/sweep-4245.h5 --attr trials_ok)" 3 "trials ok in the sweep table of jobs/pbs/sweep.pbs"
+"$H5READ" work/sweep-4245.h5 trials/params/lam | sed -n 1p | grep -q '^shape: (3,)$' ||
+  soft_fail "sweep-4245.h5 has no trials/params/lam of shape (3,)"
+sweep_pbs # a rerun job: --resume keeps the finished trials
+[ "$RC" -eq 0 ] || fail "jobs/pbs/sweep.pbs run again (resume): exit $RC: $(cat run.out run.err)"
+expect_eq "$("$H5READ" work/sweep-4245.h5 --attr trials_ok)" 3 "trials ok after a rerun of jobs/pbs/sweep.pbs"
 
 # ---- the SVD script, when the operations exist ----------------------------------------------
 

@@ -1,0 +1,94 @@
+/*
+ * results_read.c - reads back the small results of a results file
+ * (results.h): what a sweep stacks from its trials' files. Only rank 0 of a
+ * sweep calls it, so there is no MPI here.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5check.h"
+#include "io/results.h"
+
+typedef struct collect {
+  const char *path;
+  tsr_result_item *items;
+  int n, cap, st;
+} collect;
+
+static int read_one(hid_t d, const char *name, collect *c) {
+  hid_t space = H5Dget_space(d), type = H5Dget_type(d);
+  int ok = space >= 0 && type >= 0;
+  H5T_class_t cls = ok ? H5Tget_class(type) : H5T_NO_CLASS;
+  int ndim = ok ? H5Sget_simple_extent_ndims(space) : -1;
+  if (type >= 0) H5Tclose(type);
+  if (!ok || ndim < 0 || (cls != H5T_FLOAT && cls != H5T_INTEGER)) { /* not a number: skipped */
+    if (space >= 0) H5Sclose(space);
+    return TSR_OK;
+  }
+  hsize_t dims[H5S_MAX_RANK];
+  H5Sget_simple_extent_dims(space, dims, NULL);
+  H5Sclose(space);
+  tsr_result_item *it = &c->items[c->n];
+  memset(it, 0, sizeof *it);
+  int64_t *shape = calloc((size_t)ndim + 1, sizeof *shape);
+  size_t count = 1;
+  for (int k = 0; k < ndim && shape; k++) count *= (size_t)(shape[k] = (int64_t)dims[k]);
+  double *data = shape ? malloc(count ? count * sizeof *data : 1) : NULL;
+  char *nm = strdup(name);
+  *it = (tsr_result_item){nm, ndim, shape, 0, data, NULL, 0, NULL, NULL};
+  c->n++;
+  if (!shape || !data || !nm) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (count)
+    H5_CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), TSR_ERR_IO,
+             "cannot read '%s' in '%s'", name, c->path);
+  return TSR_OK;
+}
+
+static herr_t visit(hid_t group, const char *name, const H5L_info_t *info, void *data) {
+  collect *c = data;
+  (void)info;
+  if (c->n == c->cap) {
+    tsr_result_item *p = realloc(c->items, sizeof *p * (size_t)(c->cap = 2 * c->cap + 8));
+    if (!p) {
+      c->st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+      return -1;
+    }
+    c->items = p;
+  }
+  hid_t d = H5Oopen(group, name, H5P_DEFAULT);
+  if (d < 0) return 0;
+  if (H5Iget_type(d) == H5I_DATASET) c->st = read_one(d, name, c);
+  H5Oclose(d);
+  return c->st == TSR_OK ? 0 : -1;
+}
+
+int tsr_results_read(const char *path, tsr_result_item **items, int *nitems) {
+  tsr_h5_quiet();
+  collect c = {path, NULL, 0, 0, TSR_OK};
+  *items = NULL;
+  *nitems = 0;
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open results file '%s'", path);
+  hsize_t idx = 0;
+  herr_t rc = H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, &idx, visit, &c);
+  H5Fclose(f);
+  if (rc < 0 && c.st == TSR_OK) c.st = TSR_ERROR(TSR_ERR_IO, "cannot list '%s'", path);
+  if (c.st != TSR_OK) {
+    tsr_results_free(c.items, c.n);
+    return c.st;
+  }
+  *items = c.items;
+  *nitems = c.n;
+  return TSR_OK;
+}
+
+void tsr_results_free(tsr_result_item *items, int nitems) {
+  for (int i = 0; i < nitems; i++) {
+    free((char *)items[i].name);
+    free((int64_t *)items[i].shape);
+    free((double *)items[i].data);
+  }
+  free(items);
+}

@@ -1,0 +1,262 @@
+#!/bin/sh
+# sweep.sh - tessera sweep: a grid of GLM fits where every trial's
+# coefficients are the bits of `tessera run --set` with the same values; the
+# table (trials/params, status, error, seconds, attempts, results stacked) is
+# the same whether 1, 3 or 2x2 ranks ran it (groups of --ranks-per-trial), and
+# so are --random draws; a trial whose parameter makes the job fail is
+# recorded with its message while the others finish (exit 3); errors no
+# setting can cure stop the sweep before any trial (exit 1, no journal);
+# data held by a trial that no param changes is taken over by the group's
+# next trial (trials/reused_bytes); --trial-timeout and --max-retries; SIGINT ends with 130 and --resume
+# finishes; kill -9 of one rank mid-sweep, then --resume, finishes every trial
+# with the finished ones not run again; --shard I/N runs plus --merge give
+# the unsharded table; an existing output needs --overwrite or --resume.
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+TIMEOUT=120
+need_numpy
+
+cat >glm.tsr <<'EOF2'
+lam = param(1.0)
+seed = param(0)
+X = normal(shape=(3000, 6), chunks=(700, 6), seed=seed)
+y = greater(X[:, 0] - 0.7 * X[:, 2] + 0.3 * normal(shape=(3000,), chunks=700, seed=seed + 100), 0.0)
+coef, intercept = logistic_regression(X, y, lamduh=lam)
+norm2 = sum(coef * coef)
+EOF2
+GRID="--grid lam=0.01,0.3,2 --grid seed=0..1"
+
+# ---- one rank: the table, and each trial against tessera run --set ---------------------
+
+capture out err tsr sweep glm.tsr -o one.h5 $GRID --minimize norm2
+[ "$RC" -eq 0 ] || fail "grid sweep: exit $RC: $(cat err)"
+grep -q '^best trials:' out || soft_fail "no table of the best trials: $(cat out)"
+[ -f one.h5.trials/manifest ] || soft_fail "no journal beside the output"
+i=0
+for lam in 0.01 0.3 2; do
+  for seed in 0 1; do
+    capture rout rerr tsr run glm.tsr --set lam=$lam --set seed=$seed -o run$i.h5
+    [ "$RC" -eq 0 ] || fail "run --set lam=$lam seed=$seed: exit $RC: $(cat rerr)"
+    i=$((i + 1))
+  done
+done
+"$PYNP" - <<'PY' || soft_fail "the table does not match the single runs (above)"
+import h5py, numpy as np, sys
+t = h5py.File("one.h5", "r")
+bad = []
+lam, seed = t["trials/params/lam"][:], t["trials/params/seed"][:]
+if not (lam.tolist() == [0.01, 0.01, 0.3, 0.3, 2, 2] and seed.tolist() == [0, 1] * 3):
+    bad.append("params %s %s" % (lam, seed))
+if seed.dtype != np.int64 or lam.dtype != np.float64:
+    bad.append("param types %s %s" % (seed.dtype, lam.dtype))
+if [s.decode() for s in t["trials/status"][:]] != ["ok"] * 6: bad.append("status")
+if t["trials/attempts"][:].tolist() != [1] * 6: bad.append("attempts")
+if not (t["trials/seconds"][:] > 0).all(): bad.append("seconds")
+if t["results/coef"].shape != (6, 6): bad.append("coef shape %s" % (t["results/coef"].shape,))
+for i in range(6):
+    r = h5py.File("run%d.h5" % i, "r")
+    for name in ("coef", "intercept", "norm2"):
+        if not np.array_equal(r[name][()], t["results/" + name][i]):
+            bad.append("trial %d %s: %s against run --set %s" % (i, name, t["results/" + name][i], r[name][()]))
+    for key in ("n_iter", "objective"):
+        pass
+if t.attrs["trials_ok"] != 6: bad.append("trials_ok attribute")
+print("\n".join(bad))
+sys.exit(bool(bad))
+PY
+
+# Held data that no param changes goes from trial to trial within a group:
+# with lam varying fastest, X and y (held in the fit's row blocks) are
+# generated once per seed; the coefficients stay those of run --set.
+capture out err tsr sweep glm.tsr -o reuse.h5 --grid seed=0..1 --grid lam=0.01,0.3,2
+[ "$RC" -eq 0 ] || fail "lam-fastest sweep: exit $RC: $(cat err)"
+"$PYNP" - <<'PY' || soft_fail "held data across trials (above)"
+import h5py, numpy as np, sys
+t = h5py.File("reuse.h5", "r")
+r = t["trials/reused_bytes"][:]
+want = 3000 * 7 * 8  # X's and y's row blocks
+print("reused", r)
+bad = r.tolist() != [0, want, want, 0, want, want]
+order = [(lam, seed) for lam in (0.01, 0.3, 2) for seed in (0, 1)]
+for i, (seed, lam) in enumerate((s, l) for s in (0, 1) for l in (0.01, 0.3, 2)):
+    run = h5py.File("run%d.h5" % order.index((lam, seed)), "r")
+    if not np.array_equal(run["coef"][:], t["results/coef"][i]):
+        print("trial", i, "differs from run --set"); bad = True
+sys.exit(bad)
+PY
+
+# ---- the groups do not change the table ---------------------------------------------------
+
+same_table() { # A B WHAT
+  "$PYNP" - "$1" "$2" <<'PY' || soft_fail "$3: the tables differ"
+import h5py, numpy as np, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+keys = []
+a.visit(lambda k: keys.append(k) if isinstance(a[k], h5py.Dataset) else None)
+bad = [k for k in keys if k not in ("trials/seconds", "trials/attempts", "trials/reused_bytes") and
+       not (k in b and a[k].shape == b[k].shape and
+            np.array_equal(a[k][()], b[k][()], equal_nan=a[k].dtype.kind == "f"))]
+print("differ:", bad) if bad else None
+sys.exit(bool(bad))
+PY
+}
+capture out err mpi_tsr 3 sweep glm.tsr -o three.h5 $GRID
+[ "$RC" -eq 0 ] || fail "3 groups: exit $RC: $(cat err)"
+same_table one.h5 three.h5 "1 rank against 3 groups of 1"
+capture out err mpi_tsr 4 sweep glm.tsr -o pairs.h5 $GRID --ranks-per-trial 2
+[ "$RC" -eq 0 ] || fail "2 groups of 2 ranks: exit $RC: $(cat err)"
+same_table one.h5 pairs.h5 "1 rank against 2 groups of 2 ranks"
+
+# Random draws: keyed by the sweep seed and trial number, not by the groups.
+RAND="--random lam=loguniform:0.001:10 --trials 5 --grid seed=0,1 --sweep-seed 11"
+capture out err tsr sweep glm.tsr -o r1.h5 $RAND
+[ "$RC" -eq 0 ] || fail "random sweep: exit $RC: $(cat err)"
+capture out err mpi_tsr 2 sweep glm.tsr -o r2.h5 $RAND
+[ "$RC" -eq 0 ] || fail "random sweep on 2 groups: exit $RC: $(cat err)"
+same_table r1.h5 r2.h5 "random draws, 1 against 2 groups"
+"$PYNP" - <<'PY' || soft_fail "random draws out of range, repeated, or not the grid's"
+import h5py, numpy as np, sys
+t = h5py.File("r1.h5", "r")
+lam, seed = t["trials/params/lam"][:], t["trials/params/seed"][:]
+ok = len(lam) == 10 and seed.tolist() == [0] * 5 + [1] * 5
+ok = ok and (lam >= 0.001).all() and (lam <= 10).all() and len(set(lam.tolist())) == 10
+sys.exit(not ok)
+PY
+
+# ---- a failing trial, and errors before any trial ----------------------------------------
+
+cat >shape.tsr <<'EOF2'
+n = param(10)
+total = sum(ones(n, chunks=5))
+EOF2
+capture out err mpi_tsr 2 sweep shape.tsr -o shape.h5 --grid n=4,-1,7,12
+[ "$RC" -eq 3 ] || soft_fail "a failing trial: exit $RC, expected 3: $(cat err)"
+grep -q 'trial 1 failed' err || soft_fail "the failed trial is not reported: $(cat err)"
+"$PYNP" - <<'PY' || soft_fail "the failing trial's record (above)"
+import h5py, numpy as np, sys
+t = h5py.File("shape.h5", "r")
+st = [s.decode() for s in t["trials/status"][:]]
+err = [s.decode() for s in t["trials/error"][:]]
+tot = t["results/total"][:]
+ok = st == ["ok", "failed", "ok", "ok"] and "negative dimension -1" in err[1] and err[0] == ""
+ok = ok and np.isnan(tot[1]) and tot[[0, 2, 3]].tolist() == [4, 7, 12]
+print(st, err, tot)
+sys.exit(not ok)
+PY
+
+printf 'lam = param(1.0)\nx = = 2\n' >syntax.tsr
+for case in "syntax.tsr --grid lam=1,2|unexpected '='" \
+  "glm.tsr --grid alpha=1,2|no \`alpha = param" \
+  "glm.tsr --grid lam=1 --random lam=uniform:1:2|lam is swept twice" \
+  "glm.tsr --grid lam=1 --set lam=2|lam is swept" \
+  "glm.tsr --grid lam=1..|LO..HI" \
+  "glm.tsr --random lam=normal:0:1|loguniform:LO:HI" \
+  "glm.tsr --random lam=loguniform:0:1|0 < LO"; do
+  args=${case%%|*} want=${case#*|}
+  rm -rf e.h5 e.h5.trials
+  # shellcheck disable=SC2086
+  capture out err tsr sweep $args -o e.h5
+  [ "$RC" -eq 1 ] || [ "$RC" -eq 2 ] || soft_fail "sweep $args: exit $RC, expected 1 or 2"
+  grep -qF -- "$want" err || soft_fail "sweep $args: no '$want' in: $(cat err)"
+  [ ! -e e.h5.trials ] && [ ! -e e.h5 ] || soft_fail "sweep $args: left a journal or table"
+done
+capture out err mpi_tsr 3 sweep glm.tsr -o e.h5 --grid lam=1 --ranks-per-trial 2
+[ "$RC" -eq 1 ] && grep -q '3 ranks do not split into groups' err ||
+  soft_fail "3 ranks in groups of 2: exit $RC: $(cat err)"
+capture out err tsr sweep glm.tsr -o one.h5 $GRID
+[ "$RC" -eq 1 ] && grep -q "exists: --overwrite" err || soft_fail "an existing table: exit $RC: $(cat err)"
+capture out err tsr sweep glm.tsr -o one.h5 $GRID --resume
+[ "$RC" -eq 0 ] && ! grep -q 'trial .* ok in' err || soft_fail "--resume of a finished sweep ran trials: $(cat err)"
+same_table one.h5 three.h5 "a finished sweep resumed"
+
+# ---- time limit, retries, interrupt ---------------------------------------------------------------
+
+cat >slow.tsr <<'EOF2'
+s = param(0)
+rows = param(1000)
+m = mean(normal(shape=(rows, 4000), chunks=(500, 4000), seed=s))
+EOF2
+capture out err tsr sweep slow.tsr -o to.h5 --grid rows=1000,400000 --trial-timeout 0.3 --max-retries 1 --threads=1
+[ "$RC" -eq 3 ] || soft_fail "--trial-timeout: exit $RC, expected 3: $(cat err)"
+"$PYNP" - <<'PY' || soft_fail "--trial-timeout with --max-retries 1 (above)"
+import h5py, sys
+t = h5py.File("to.h5", "r")
+st = [s.decode() for s in t["trials/status"][:]]
+err = t["trials/error"][1].decode()
+print(st, err, t["trials/attempts"][:])
+sys.exit(not (st == ["ok", "failed"] and "timed out after 0.3 s" in err and
+              t["trials/attempts"][:].tolist() == [1, 2]))
+PY
+
+SLOW="--grid s=0..7 --set rows=120000 --threads=1"
+capture out err tsr sweep slow.tsr -o ref.h5 $SLOW
+[ "$RC" -eq 0 ] || fail "the slow sweep: exit $RC: $(cat err)"
+
+# recs DIR: finished trials in a journal.
+recs() { ls "$1" 2>/dev/null | grep -c '\.rec$' || true; }
+wait_recs() { # DIR N: until DIR has N records (10 s at most)
+  _k=0
+  while [ "$(recs "$1")" -lt "$2" ] && [ $_k -lt 200 ]; do sleep 0.05; _k=$((_k + 1)); done
+}
+
+"$TESSERA" --quiet sweep slow.tsr -o int.h5 $SLOW >int.out 2>int.err &
+pid=$!
+BG_PIDS="$pid"
+wait_recs int.h5.trials 2
+kill -INT "$pid"
+set +e
+wait "$pid"
+RC=$?
+set -e
+[ "$RC" -eq 130 ] || soft_fail "SIGINT: exit $RC, expected 130: $(cat int.err)"
+[ ! -e int.h5 ] || soft_fail "an interrupted sweep wrote its table"
+n=$(recs int.h5.trials)
+[ "$n" -ge 2 ] && [ "$n" -lt 8 ] || note "SIGINT came after $n trials"
+capture out err tsr sweep slow.tsr -o int.h5 $SLOW --resume
+[ "$RC" -eq 0 ] || soft_fail "--resume after SIGINT: exit $RC: $(cat err)"
+same_table ref.h5 int.h5 "interrupted and resumed against straight through"
+
+# kill -9 of one rank of two: mpirun ends the other; the journal keeps what finished.
+mpi_run 2 "$TESSERA" --quiet sweep slow.tsr -o k.h5 $SLOW >k.out 2>k.err &
+BG_PIDS="$!"
+wait_recs k.h5.trials 2
+victim=$(pgrep -f "sweep slow.tsr -o k.h5" | while read -r p; do
+  [ "$(ps -o comm= -p "$p")" = tessera ] && echo "$p"; done | head -1)
+[ -n "$victim" ] || fail "no tessera rank to kill"
+kill -KILL "$victim"
+set +e
+wait "$BG_PIDS"
+set -e
+before=$(ls k.h5.trials | sed -n 's/^trial-0*\([0-9][0-9]*\)\.rec$/\1/p' | sort -n | tr '\n' ' ')
+n=$(echo "$before" | wc -w)
+[ "$n" -lt 8 ] || fail "every trial finished before the kill: make the trials slower"
+note "killed one rank after trials $before"
+capture out err mpi_tsr 2 sweep slow.tsr -o k.h5 $SLOW --resume
+[ "$RC" -eq 0 ] || soft_fail "--resume after kill -9: exit $RC: $(cat err)"
+for t in $before; do
+  grep -q "trial $t ok in" err && soft_fail "trial $t finished before the kill and ran again"
+done
+same_table ref.h5 k.h5 "killed and resumed against straight through"
+"$PYNP" - $before <<'PY' || soft_fail "attempts after kill -9 and --resume (above)"
+import h5py, sys
+a = h5py.File("k.h5", "r")["trials/attempts"][:]
+done = [int(x) for x in sys.argv[1:]]
+print(a)
+sys.exit(not (all(a[t] == 1 for t in done) and (a >= 1).all() and (a <= 2).all()))
+PY
+
+# ---- shards, merged ---------------------------------------------------------------------
+
+for i in 0 1 2; do
+  capture out err tsr sweep glm.tsr -o sh.h5 $GRID --shard $i/3
+  [ "$RC" -eq 0 ] || fail "--shard $i/3: exit $RC: $(cat err)"
+done
+[ ! -e sh.h5 ] || soft_fail "a shard wrote the table"
+capture out err tsr sweep --merge sh.h5.trials -o merged.h5
+[ "$RC" -eq 0 ] || fail "--merge: exit $RC: $(cat err)"
+same_table one.h5 merged.h5 "3 shards merged against one sweep"
+capture out err tsr sweep glm.tsr -o part.h5 $GRID --shard 1/2
+capture out err tsr sweep --merge part.h5.trials -o partial.h5
+[ "$RC" -eq 3 ] && grep -q '3 not run' err || soft_fail "merging half the shards: exit $RC: $(cat err)"
+
+finish
