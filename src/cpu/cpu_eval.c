@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "cpu/cpu.h"
 #include "util/error.h"
+#include "util/signals.h"
 #include "kernel/ew_scalar.h"
 #include "kernel/rng.h"
 #include "util/trace.h"
@@ -27,10 +28,12 @@
 typedef struct scratch {
   double *mem;
   int nregs;
+  unsigned segments; /* evaluated so far (when to look for Ctrl-C) */
 } scratch;
 
 static int scratch_init(scratch *s, const tsr_prog *p) {
   s->nregs = p->nregs;
+  s->segments = 0;
   TSR_MALLOC(s->mem, sizeof(double) * SEG * (size_t)(p->nregs ? p->nregs : 1));
   return TSR_OK;
 }
@@ -228,6 +231,10 @@ static int walk_box(const tsr_prog *p, const int64_t *start, const int64_t *exte
       int64_t len = width - c < SEG ? width - c : SEG;
       if (nd > 0) idx[nd - 1] = start[nd - 1] + c;
       st = fn(ctx, idx, r, c, eval_segment(p, &s, idx, len), len);
+      /* Ctrl-C inside one large chunk: a look every 64 segments (well under
+       * a millisecond of work) */
+      if (st == TSR_OK && (++s.segments & 63) == 0 && tsr_interrupted())
+        st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
     }
   }
   scratch_free(&s);

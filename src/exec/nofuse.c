@@ -389,7 +389,9 @@ static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
   int nsets = 0, st;
   *out = NULL;
   TSR_CHECK_GOTO(st, stage_local(ex, &p, start, extent, &staged), done); /* loads: read here */
-  TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, r, sets, &nsets), done);
+  /* An empty box reads nothing: its image in an input is no box at all. */
+  if (tsr_elems_of(n->grid.ndim, extent) > 0)
+    TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, r, sets, &nsets), done);
   tsr_be_span span = {TSR_TRACE_MATERIALIZE, node_label(n), -1, 0, 1, NULL, NULL};
   st = tsr_be_eval_new(ex->be, &p, start, extent, out, &span);
 done:
@@ -461,6 +463,7 @@ static double cone_bytes(const tsr_node *n) {
 int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads) {
   double per = cone_bytes(x) + 8.0 * (double)tsr_grid_max_chunk_elems(&x->grid);
   double limit = (double)ex->mem_limit;
+  if (per < 8.0) per = 8.0; /* empty chunks: no bytes, but a worker still runs */
   if (per > limit) {
     int64_t fit = (int64_t)(limit / (per / (double)tsr_grid_max_chunk_elems(&x->grid)));
     return TSR_ERROR(TSR_ERR_MEMORY,

@@ -3,7 +3,8 @@
 # values become datasets holding exactly what was printed, with provenance
 # attributes; the file is complete on 2 ranks; it appears under its name only
 # when complete (no temporaries left, nothing after a failed or interrupted
-# run, an older file untouched). Files are read with tests/h5read, an
+# run, an older file untouched; SIGTERM inside one huge CPU chunk ends the
+# run within a second with status 130). Files are read with tests/h5read, an
 # independent reader on the HDF5 C API.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -190,5 +191,28 @@ OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 export OMP_NUM_THREADS
 interrupt "run (fused), mpirun -np 2" int_f2 \
   "$MPIEXEC" $(mpi_flags 2) "$TESSERA" --backend=cpu --quiet run long.tsr -o int_f2/r.h5
+
+# SIGTERM inside one chunk of 10^18 elements (a batch system's time limit):
+# the CPU backend looks at the flag between row segments, not only between
+# chunks, so the job ends within a second with status 130.
+printf 'x = sum(ones((10**9, 10**9), chunks=10**9))\n' >huge.tsr
+mkdir int_huge
+"$TESSERA" --backend=cpu --quiet run huge.tsr -o int_huge/r.h5 </dev/null >int_huge.out 2>int_huge.err &
+_pid=$!
+BG_PIDS="$BG_PIDS $_pid"
+sleep 1
+kill -TERM "$_pid" 2>/dev/null || fail "one huge chunk: finished before SIGTERM"
+_t0=$(date +%s)
+(sleep "$LIMIT"; kill -KILL "$_pid" 2>/dev/null) &
+_dog=$!
+set +e
+wait "$_pid"
+_rc=$?
+set -e
+kill "$_dog" 2>/dev/null || true
+_dt=$(($(date +%s) - _t0))
+[ "$_rc" -eq 130 ] || soft_fail "one huge chunk: exit status $_rc after SIGTERM ($_dt s), expected 130"
+[ "$_dt" -le 1 ] || soft_fail "one huge chunk: $_dt s from SIGTERM to exit"
+[ -z "$(ls -A int_huge)" ] || soft_fail "one huge chunk: left $(ls -A int_huge)"
 
 finish
