@@ -20,7 +20,7 @@
 #include "graph/sinks.h"
 #include "graph/sources.h"
 
-/* Chunks of about this many bytes when load is given none (as args.c). */
+/* "auto" chunks are about this many bytes (as args.c; Dask's array.chunk-size). */
 #define AUTO_CHUNK_BYTES ((size_t)128 << 20)
 
 /* HDF5 paths: "x" is "/x"; empty names and empty components are errors. */
@@ -50,33 +50,18 @@ static int find_source(tsr_ctx *c, const ast_node *at, const char *path, const c
   return tsr_sources_add(path, dataset, &info, out);
 }
 
-/* "auto" chunks: of a contiguous dataset, Dask's (about 128 MiB, as square
- * as the shape allows); of a chunked one, whole HDF5 chunks, grouped (the
- * axis with the fewest HDF5 chunks per tessera chunk doubled at a time)
- * while they fit in 128 MiB, so that every read covers whole HDF5 chunks. */
+/* "auto" chunks, as dask.array.from_array: of a contiguous dataset, about
+ * 128 MiB as square as the shape allows; of a chunked one, shaped after its
+ * HDF5 chunks (Dask's previous_chunks, see chunks.h). */
 static int auto_grid(const tsr_load_src *s, tsr_dtype dt, tsr_grid *g) {
   const tsr_dataset_info *m = &s->info;
   size_t item = dt == TSR_F32 ? 4 : 8;
   if (!m->chunked) return tsr_grid_init_auto(g, m->ndim, m->shape, item, AUTO_CHUNK_BYTES);
-  int64_t chunk[TSR_MAXDIM], budget = (int64_t)(AUTO_CHUNK_BYTES / item), elems = 1;
-  for (int a = 0; a < m->ndim; a++) {
-    int64_t len = m->shape[a] > 0 ? m->shape[a] : 1;
-    chunk[a] = m->chunk[a] < len ? m->chunk[a] : len;
-    elems *= chunk[a];
-  }
-  for (;;) {
-    int best = -1;
-    for (int a = 0; a < m->ndim; a++)
-      if (chunk[a] < m->shape[a] &&
-          (best < 0 || chunk[a] / m->chunk[a] < chunk[best] / m->chunk[best]))
-        best = a;
-    if (best < 0) break;
-    int64_t grown = chunk[best] * 2 < m->shape[best] ? chunk[best] * 2 : m->shape[best];
-    if (elems / chunk[best] * grown > budget) break;
-    elems = elems / chunk[best] * grown;
-    chunk[best] = grown;
-  }
-  return tsr_grid_init_regular(g, m->ndim, m->shape, chunk);
+  tsr_grid stored;
+  TSR_CHECK(tsr_grid_init_regular(&stored, m->ndim, m->shape, m->chunk));
+  int st = tsr_grid_init_auto_prev(g, &stored, NULL, item, AUTO_CHUNK_BYTES);
+  tsr_grid_free(&stored);
+  return st;
 }
 
 /* A grid of explicit per-axis chunks, with an error that names the file and
@@ -209,6 +194,16 @@ int tsr_b_save(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
 
 /* ---- rechunk ------------------------------------------------------------------ */
 
+/* chunks= of rechunk: "auto" follows x's chunks (Dask's previous_chunks). */
+static int rechunk_grid(tsr_ctx *c, const tsr_args *a, const tsr_node *x, tsr_grid *g) {
+  const tsr_value *v = &a->v[1];
+  if (v->kind != V_STR || strcmp(v->s, "auto"))
+    return tsr_arg_chunks(c, a, 1, x->grid.ndim, x->grid.shape, x->dtype, g);
+  return tsr_ctx_relocate(
+      c, a->at[1],
+      tsr_grid_init_auto_prev(g, &x->grid, NULL, x->dtype == TSR_F32 ? 4 : 8, AUTO_CHUNK_BYTES));
+}
+
 /* rechunk(x, chunks), x.rechunk(chunks) */
 int tsr_b_rechunk(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                   tsr_value *out) {
@@ -216,10 +211,10 @@ int tsr_b_rechunk(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   (void)call;
   tsr_node *x, *n = NULL;
   TSR_CHECK(tsr_arg_array(c, a, 0, "rechunk", &x));
+  tsr_grid g;
+  TSR_CHECK(rechunk_grid(c, a, x, &g));
   /* Rechunking twice moves the data once: the values are the same. */
   while (x->kind == N_RECHUNK) x = x->in[0];
-  tsr_grid g;
-  TSR_CHECK(tsr_arg_chunks(c, a, 1, x->grid.ndim, x->grid.shape, x->dtype, &g));
   int st = tsr_node_rechunk(x, &g, &n);
   tsr_grid_free(&g);
   TSR_CHECK(st);

@@ -3,12 +3,16 @@
  * normalize_chunks, slicing of chunk lists and unify_chunks.
  *
  * Everything here is integer arithmetic so that every rank derives bit-equal
- * grids. Functions that build a grid overwrite *out without freeing it; on
- * failure they leave it empty (all pointers NULL), so tsr_grid_free() on it is
- * always safe.
+ * grids, except auto chunks after previous chunks, which repeat Dask's
+ * floating-point steps (in the same order, so that they pick Dask's chunks):
+ * every rank runs the same code on the same grid, so the grids still agree.
+ * Functions that build a grid overwrite *out without freeing it; on failure
+ * they leave it empty (all pointers NULL), so tsr_grid_free() on it is always
+ * safe.
  */
 #include "graph/chunks.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +267,212 @@ int tsr_grid_init_auto(tsr_grid *g, int ndim, const int64_t *shape, size_t items
   auto_sizes(ndim, shape, itemsize, target_bytes, chunk);
   for (int a = 0; a < ndim; a++) chunk[a] = chunk[a] < 1 ? 1 : chunk[a];
   return tsr_grid_init_regular(g, ndim, shape, chunk);
+}
+
+/* ---- auto chunks after previous chunks ---- */
+
+/* Dask's auto_chunks with previous_chunks. Each free axis starts from its
+ * median previous chunk, scaled by the n-th root of the multiplier (how many
+ * times the target is the block of medians). An axis whose scaled size
+ * passes its length is taken whole and the multiplier recomputed for the
+ * rest. Otherwise, when the target is smaller than the previous block (Dask's
+ * reduce case) or a previous chunk is too big (beyond the tolerance), the axis
+ * gets a regular size (round_to); else whole previous chunks are grouped up to
+ * the scaled size. In the reduce case the sizes are refined until the
+ * multiplier stops changing. One difference: an axis taken whole in the
+ * reduce case counts once (Dask re-adds its length to the medians, so it
+ * counts twice and the other axes shrink far below the target). */
+
+#define AUTO_TOLERANCE 1.25   /* Dask's array.chunk-size-tolerance */
+#define AUTO_MAX_PASSES 10000 /* Dask's loop has no bound; it settles in a few */
+
+enum { PICK_KEEP, PICK_WHOLE, PICK_SIZE, PICK_GROUP };
+
+typedef struct auto_axis {
+  int pick;        /* PICK_*: how the axis's chunks are made */
+  int free;        /* still resized by the passes (Dask's autos) */
+  int counted;     /* its median enters the multiplier */
+  double median;   /* median previous chunk; in the reduce case the size chosen */
+  double want;     /* PICK_GROUP: the most a group may hold */
+  int64_t size;    /* PICK_SIZE: the regular chunk size */
+  int64_t ideal;   /* the commonest previous chunk if > 1 and half of them, else the length */
+  int64_t largest; /* the largest previous chunk */
+} auto_axis;
+
+typedef struct auto_state {
+  const tsr_grid *prev;
+  auto_axis ax[TSR_MAXDIM];
+  double items;  /* the target in elements */
+  int64_t fixed; /* Dask's largest_block: largest chunks of the axes not free */
+  double mult;   /* the target over the block of fixed and counted axes */
+  int reduce;    /* Dask's reduce_case: mult started below 1 */
+} auto_state;
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+/* First index of sorted[0..n) above v (after: 1) or not below it (after: 0). */
+static int64_t bound(const int64_t *sorted, int64_t n, int64_t v, int after) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] < v || (after && sorted[mid] == v))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static int64_t occurrences(const int64_t *sorted, int64_t n, int64_t v) {
+  return bound(sorted, n, v, 1) - bound(sorted, n, v, 0);
+}
+
+/* The commonest of sizes[0..n) (the first seen among equals, as Dask's max
+ * over toolz.frequencies); sorted holds the same values in order. */
+static int64_t commonest(const int64_t *sizes, const int64_t *sorted, int64_t n, int64_t *count) {
+  int64_t best = 0, run = 0;
+  for (int64_t i = 0; i < n; i++) {
+    run = i > 0 && sorted[i] == sorted[i - 1] ? run + 1 : 1;
+    best = run > best ? run : best;
+  }
+  *count = best;
+  for (int64_t i = 0;; i++)
+    if (occurrences(sorted, n, sizes[i]) == best) return sizes[i];
+}
+
+/* Median (as numpy.median), commonest and largest previous chunk of axis a. */
+static int axis_stats(const tsr_grid *prev, int a, auto_axis *x) {
+  int64_t n = prev->nchunks[a], count, *s;
+  TSR_MALLOC(s, (size_t)n * sizeof *s);
+  memcpy(s, prev->sizes[a], (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_i64);
+  x->median = n % 2 ? (double)s[n / 2] : ((double)s[n / 2 - 1] + (double)s[n / 2]) / 2;
+  x->largest = s[n - 1];
+  int64_t mode = commonest(prev->sizes[a], s, n, &count);
+  x->ideal = mode > 1 && 2 * count >= n ? mode : prev->shape[a];
+  free(s);
+  return TSR_OK;
+}
+
+/* The target over the fixed block and the medians of the counted axes. */
+static double auto_multiplier(const auto_state *s) {
+  double prod = 1;
+  for (int a = 0; a < s->prev->ndim; a++)
+    if (s->ax[a].counted && s->ax[a].median != 0) prod *= s->ax[a].median;
+  return s->items / (double)s->fixed / prod;
+}
+
+static int auto_begin(auto_state *s, const tsr_grid *prev, const int *auto_axes, size_t itemsize,
+                      size_t target) {
+  memset(s, 0, sizeof *s);
+  s->prev = prev;
+  s->items = (double)target / (double)itemsize;
+  s->fixed = 1;
+  for (int a = 0; a < prev->ndim; a++) {
+    auto_axis *x = &s->ax[a];
+    TSR_CHECK(axis_stats(prev, a, x));
+    x->free = x->counted = !auto_axes || auto_axes[a];
+    if (!x->free && x->largest > 0) s->fixed *= x->largest;
+  }
+  s->mult = auto_multiplier(s);
+  s->reduce = s->mult < 1;
+  return TSR_OK;
+}
+
+/* Dask's round_to: below the ideal size, its integer part (at least 1);
+ * above it, the largest multiple of the ideal size not above it. */
+static int64_t round_to(double want, int64_t ideal) {
+  if (want <= (double)ideal) return want < 1 ? 1 : (int64_t)want;
+  double rest = fmod(want, (double)ideal), k = floor((want - rest) / (double)ideal);
+  k += (want - rest) / (double)ideal - k > 0.5; /* Python's float // */
+  return (int64_t)k * ideal;
+}
+
+static void pick_axis(auto_state *s, int a, double grow, double tol, int *changed) {
+  auto_axis *x = &s->ax[a];
+  int64_t len = s->prev->shape[a];
+  double want = x->median * grow;
+  if (want > (double)len) {
+    x->pick = PICK_WHOLE;
+    x->free = x->counted = 0;
+    s->fixed *= len;
+    *changed = 1;
+  } else if (s->reduce || (double)x->largest > want * tol) {
+    x->pick = PICK_SIZE;
+    x->size = round_to(want, x->ideal);
+    if (s->reduce) x->median = (double)x->size;
+    if (want < 1) {
+      x->free = 0;
+      *changed = 1;
+    }
+  } else {
+    x->pick = PICK_GROUP;
+    x->want = want;
+  }
+}
+
+/* One pass over the free axes with the current multiplier; the multiplier
+ * is then recomputed. Returns whether another pass is needed. */
+static int auto_pass(auto_state *s) {
+  int n = 0, changed = 0;
+  for (int a = 0; a < s->prev->ndim; a++) n += s->ax[a].free;
+  double grow = pow(s->mult, 1.0 / n), tol = pow(AUTO_TOLERANCE, 1.0 / n);
+  for (int a = 0; a < s->prev->ndim && n > 0; a++)
+    if (s->ax[a].free) pick_axis(s, a, grow, tol, &changed);
+  if (changed || s->reduce) {
+    double last = s->mult;
+    s->mult = auto_multiplier(s);
+    changed |= s->mult != last;
+  }
+  return changed;
+}
+
+/* Whole previous chunks of axis a, grouped while a group holds at most want. */
+static int axis_grouped(tsr_grid *g, int a, const tsr_grid *prev, double want) {
+  int64_t n = prev->nchunks[a], m = 0, run = 0, *tmp;
+  TSR_MALLOC(tmp, (size_t)n * sizeof *tmp);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = prev->sizes[a][i];
+    if ((double)(run + c) <= want) {
+      run += c;
+      continue;
+    }
+    if (run > 0) tmp[m++] = run;
+    run = c;
+  }
+  if (run > 0) tmp[m++] = run;
+  int rc = axis_set(g, a, tmp, m);
+  free(tmp);
+  return rc;
+}
+
+static int auto_axis_build(tsr_grid *g, int a, const auto_state *s) {
+  const tsr_grid *prev = s->prev;
+  const auto_axis *x = &s->ax[a];
+  int64_t len = prev->shape[a];
+  if (x->pick == PICK_KEEP) return axis_set(g, a, prev->sizes[a], len == 0 ? 0 : prev->nchunks[a]);
+  if (x->pick == PICK_GROUP) return axis_grouped(g, a, prev, x->want);
+  return axis_regular(g, a, x->pick == PICK_SIZE ? x->size : len > 0 ? len : 1);
+}
+
+int tsr_grid_init_auto_prev(tsr_grid *g, const tsr_grid *prev, const int *auto_axes,
+                            size_t itemsize, size_t target_bytes) {
+  memset(g, 0, sizeof *g);
+  if (itemsize == 0) return TSR_ERROR(TSR_ERR_VALUE, "auto chunks need a positive item size");
+  if (target_bytes == 0)
+    return TSR_ERROR(TSR_ERR_VALUE, "auto chunks need a positive target chunk size in bytes");
+  auto_state s;
+  TSR_CHECK(auto_begin(&s, prev, auto_axes, itemsize, target_bytes));
+  for (int pass = 1; auto_pass(&s) && pass < AUTO_MAX_PASSES; pass++) continue;
+  grid_begin(g, prev->ndim, prev->shape);
+  for (int a = 0; a < prev->ndim; a++) {
+    int rc = auto_axis_build(g, a, &s);
+    if (rc != TSR_OK) return grid_fail(g, rc);
+  }
+  return TSR_OK;
 }
 
 int tsr_grid_copy(tsr_grid *dst, const tsr_grid *src) {

@@ -39,6 +39,17 @@ int tsr_grid_init_lists(tsr_grid *g, int ndim, const int64_t *shape, const int64
 int tsr_grid_init_auto(tsr_grid *g, int ndim, const int64_t *shape, size_t itemsize,
                        size_t target_bytes);
 
+/* Dask's "auto" given previous chunks (normalize_chunks' previous_chunks):
+ * the chunks of the array being rechunked, or a dataset's storage chunks.
+ * The axes with auto_axes[a] set (every axis if auto_axes is NULL) get chunks
+ * of about target_bytes in prev's proportions: whole previous chunks grouped
+ * where they are small enough, else a regular size (a multiple of the
+ * commonest previous chunk when above it); an axis whose share passes its
+ * length is taken whole. The other axes keep prev's chunks. Same shape as
+ * prev. */
+int tsr_grid_init_auto_prev(tsr_grid *g, const tsr_grid *prev, const int *auto_axes,
+                            size_t itemsize, size_t target_bytes);
+
 int tsr_grid_copy(tsr_grid *dst, const tsr_grid *src);
 void tsr_grid_free(tsr_grid *g);
 int tsr_grid_equal(const tsr_grid *a, const tsr_grid *b);

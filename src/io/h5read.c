@@ -16,7 +16,8 @@
 /* Datasets are read through a chunk cache of 64 MiB: HDF5 chunks that
  * several reads share are decompressed once while they fit. Larger HDF5
  * chunks bypass the cache and are read straight into tessera's buffer (no
- * extra copy); "auto" chunks make every read cover whole HDF5 chunks. */
+ * extra copy); "auto" chunks (Dask's rule from the HDF5 chunks) cover whole
+ * HDF5 chunks wherever those are smaller than an axis's share of 128 MiB. */
 #define READ_CACHE_BYTES ((size_t)64 << 20)
 
 struct tsr_h5_reader {

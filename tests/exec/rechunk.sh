@@ -10,7 +10,9 @@
 #     ones (only the chunk order of the partials differs) and bitwise the
 #     same on 1, 2, 3 and 4 ranks, fused or not, through the backend's
 #     exchange or through host copies (TESSERA_HOST_EXCHANGE);
-#   - the chunks of a rechunked array and of a unified result;
+#   - the chunks of a rechunked array and of a unified result; "auto"
+#     chunks that follow the previous chunks (Dask's rule: whole planes of
+#     an image stack, a small chunked dataset in one chunk);
 #   - a rechunk that turns row blocks into column blocks of a 512 MB array
 #     keeps every rank's memory far below the array's size.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -40,6 +42,8 @@ v = var(rechunk(load("in.h5", "x", chunks=(100, 100)), (37, 250))[::2])
 v_ref = var(load("in.h5", "x", chunks=(100, 100))[::2])
 ch = rechunk(x, (100, 30)).chunks
 un = (ones(10, chunks=4) + rechunk(ones(10, chunks=2), 5)).chunks
+au = rechunk(ones((64, 1000, 1000), chunks=(1, 1000, 1000)), "auto").chunks
+la = load("in.h5", "x").chunks
 EOF
 
 dump() { for d in $("$H5READ" "$1" --list | sort); do echo "== $d"; "$H5READ" "$1" "$d"; done; }
@@ -74,6 +78,9 @@ paste got.txt ref.txt | while read -r g r; do is_close "$g" "$r" 1e-12 || echo "
 [ ! -s bad.txt ] || soft_fail "mean(rechunk(x), axis=1) differs from mean(x, axis=1): $(head -2 bad.txt)"
 expect_eq "$(value_of ch r1.out)" "((100, 100, 100), (30, 30, 30, 30, 30, 30, 20))" "chunks of rechunk(x, (100, 30))"
 expect_eq "$(value_of un r1.out)" "((4, 1, 3, 2),)" "chunks of a unified result"
+expect_eq "$(value_of au r1.out)" "((16, 16, 16, 16), (1000,), (1000,))" \
+  "chunks of rechunk(x, \"auto\") of a stack of planes (whole planes, as Dask)"
+expect_eq "$(value_of la r1.out)" "((400,), (250,))" "auto chunks of a small chunked dataset"
 # The loaded slice against the file itself.
 "$H5TOOL" slab in.h5 /x 399,3 -1,1 400,247 affine=0.5,0 >lref.txt
 vals l >lgot.txt

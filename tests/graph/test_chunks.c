@@ -359,6 +359,221 @@ START_TEST(auto_chunks_reject_zero_itemsize_and_target) {
 }
 END_TEST
 
+/* ---- auto chunks after previous chunks ---- */
+
+#define MAXRUNS 12
+
+/* An axis as runs: size, count, size, count, ... ended by a 0 size. */
+static void grid_from_runs(tsr_grid *g, int ndim, const int64_t (*runs)[MAXRUNS]) {
+  int64_t shape[TSR_MAXDIM] = {0}, n[TSR_MAXDIM] = {0}, *sizes[TSR_MAXDIM] = {0};
+  for (int a = 0; a < ndim; a++) {
+    for (int i = 0; runs[a][i] != 0; i += 2) n[a] += runs[a][i + 1];
+    sizes[a] = malloc((size_t)n[a] * sizeof(int64_t));
+    int64_t m = 0;
+    for (int i = 0; runs[a][i] != 0; i += 2)
+      for (int64_t k = 0; k < runs[a][i + 1]; k++) shape[a] += sizes[a][m++] = runs[a][i];
+  }
+  ck_assert_int_eq(tsr_grid_init_lists(g, ndim, shape, (const int64_t *const *)sizes, n), TSR_OK);
+  for (int a = 0; a < ndim; a++) free(sizes[a]);
+}
+
+/* The cases of Dask's tests (dask 2026.8.0) on auto chunks with previous
+ * chunks. auto[a] marks the "auto" axes; a fixed axis holds the chunks Dask
+ * was given for it ({0: -1, 1: "auto"} makes axis 0 one chunk). target is
+ * the limit in bytes (block_size_limit or array.chunk-size) and want the
+ * chunks that test asserts; every one was also checked against dask's
+ * normalize_chunks. */
+typedef struct prev_case {
+  const char *dask_test;
+  int ndim;
+  int64_t prev[3][MAXRUNS];
+  int autos[3];
+  size_t itemsize, target;
+  int64_t want[3][MAXRUNS];
+} prev_case;
+
+/* clang-format off */
+static const prev_case prev_cases[] = {
+    /* test_rechunk.py::test_rechunk_auto_1d (shape, chunks, bs):
+     * ones(shape, chunks=(chunks,)).rechunk({0: "auto"}, block_size_limit=bs * 8) */
+    {"auto_1d (100, 1, 10)", 1, {{1, 100}}, {1}, 8, 80, {{10, 10}}},
+    {"auto_1d (100, 50, 10)", 1, {{50, 2}}, {1}, 8, 80, {{10, 10}}},
+    {"auto_1d (100, 100, 10)", 1, {{100, 1}}, {1}, 8, 80, {{10, 10}}},
+    {"auto_1d (20, 7, 10)", 1, {{7, 2, 6, 1}}, {1}, 8, 80, {{7, 2, 6, 1}}},
+    {"auto_1d (20, (1, 1, 1, 1, 6, 2, 1, 7), 5)", 1, {{1, 4, 6, 1, 2, 1, 1, 1, 7, 1}}, {1}, 8, 40,
+     {{5, 4}}},
+    {"auto_1d (21, (1,) * 21, 10)", 1, {{1, 21}}, {1}, 8, 80, {{10, 2, 1, 1}}},
+    {"auto_1d (30, (3,) * 10, 7)", 1, {{3, 10}}, {1}, 8, 56, {{6, 5}}},
+    {"auto_1d (20, (2, 2, 2, 9, 1, 2, 2), 5)", 1, {{2, 3, 9, 1, 1, 1, 2, 2}}, {1}, 8, 40, {{4, 5}}},
+    {"auto_1d (20, (10, 10), 4)", 1, {{10, 2}}, {1}, 8, 32, {{4, 5}}},
+    {"auto_1d (21, (10, 11), 4)", 1, {{10, 1, 11, 1}}, {1}, 8, 32, {{4, 5, 1, 1}}},
+    {"auto_1d (20, (1, 18, 1), 5)", 1, {{1, 1, 18, 1, 1, 1}}, {1}, 8, 40, {{5, 4}}},
+    {"auto_1d (38, (10, 18, 10), 5)", 1, {{10, 1, 18, 1, 10, 1}}, {1}, 8, 40, {{5, 7, 3, 1}}},
+    /* test_rechunk.py::test_normalize_chunks_auto_2d: int8, limit=bs */
+    {"normalize_chunks_auto_2d 1", 2, {{1, 3}, {10, 8}}, {1, 1}, 1, 160, {{3, 1}, {50, 1, 30, 1}}},
+    {"normalize_chunks_auto_2d 2", 2, {{2, 2}, {20, 1}}, {1, 1}, 1, 5, {{1, 4}, {5, 4}}},
+    {"normalize_chunks_auto_2d 3", 2, {{1, 2}, {20, 1}}, {1, 1}, 1, 5, {{1, 2}, {5, 4}}},
+    /* test_rechunk.py::test_rechunk_auto_2d: ones((20, 20), chunks=(2, 2)) */
+    {"auto_2d {0: -1, 1: auto}", 2, {{20, 1}, {2, 10}}, {0, 1}, 8, 160, {{20, 1}, {1, 20}}},
+    {"auto_2d (-1, auto)", 2, {{20, 1}, {2, 10}}, {0, 1}, 8, 640, {{20, 1}, {4, 5}}},
+    {"auto_2d {0: auto}", 2, {{2, 10}, {2, 10}}, {1, 0}, 8, 160, {{10, 2}, {2, 10}}},
+    {"auto_2d {0: auto} (2, 2, 2, 2, 2, 5, 5)", 2, {{2, 10}, {2, 5, 5, 2}}, {1, 0}, 8, 160,
+     {{4, 5}, {2, 5, 5, 2}}},
+    /* test_rechunk.py::test_rechunk_auto_3d */
+    {"auto_3d", 3, {{2, 10}, {2, 10}, {2, 10}}, {1, 1, 0}, 8, 1600, {{10, 2}, {10, 2}, {2, 10}}},
+    /* test_rechunk.py::test_rechunk_auto_image_stack, n = 100 and 1000:
+     * ones((n, 1000, 1000), chunks=(1, 1000, 1000)).rechunk("auto") keeps whole
+     * planes, and rechunking that result again changes nothing. */
+    {"image_stack 100 uint8 10MiB", 3, {{1, 100}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1, 10 << 20,
+     {{10, 10}, {1000, 1}, {1000, 1}}},
+    {"image_stack 100 uint8 10MiB again", 3, {{10, 10}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1,
+     10 << 20, {{10, 10}, {1000, 1}, {1000, 1}}},
+    {"image_stack 100 uint8 7MiB", 3, {{1, 100}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1, 7 << 20,
+     {{7, 14, 2, 1}, {1000, 1}, {1000, 1}}},
+    {"image_stack 100 float64 1MiB", 3, {{1, 100}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 8, 1 << 20,
+     {{1, 100}, {362, 2, 276, 1}, {362, 2, 276, 1}}},
+    {"image_stack 100 float64 1MiB (n, 2000, 2000)", 3, {{1, 100}, {1000, 2}, {1000, 2}},
+     {1, 1, 1}, 8, 1 << 20, {{1, 100}, {362, 5, 190, 1}, {362, 5, 190, 1}}},
+    {"image_stack 1000 uint8 10MiB", 3, {{1, 1000}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1, 10 << 20,
+     {{10, 100}, {1000, 1}, {1000, 1}}},
+    {"image_stack 1000 uint8 10MiB again", 3, {{10, 100}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1,
+     10 << 20, {{10, 100}, {1000, 1}, {1000, 1}}},
+    {"image_stack 1000 uint8 7MiB", 3, {{1, 1000}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1, 7 << 20,
+     {{7, 142, 6, 1}, {1000, 1}, {1000, 1}}},
+    {"image_stack 1000 float64 1MiB", 3, {{1, 1000}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 8, 1 << 20,
+     {{1, 1000}, {362, 2, 276, 1}, {362, 2, 276, 1}}},
+    {"image_stack 1000 float64 1MiB (n, 2000, 2000)", 3, {{1, 1000}, {1000, 2}, {1000, 2}},
+     {1, 1, 1}, 8, 1 << 20, {{1, 1000}, {362, 5, 190, 1}, {362, 5, 190, 1}}},
+    /* test_rechunk.py::test_rechunk_down: the 10MiB stack above with a 1MiB
+     * limit (Dask's reduce case), on every axis or on one */
+    {"rechunk_down auto", 3, {{10, 10}, {1000, 1}, {1000, 1}}, {1, 1, 1}, 1, 1 << 20,
+     {{4, 25}, {511, 1, 489, 1}, {511, 1, 489, 1}}},
+    {"rechunk_down {0: auto}", 3, {{10, 10}, {1000, 1}, {1000, 1}}, {1, 0, 0}, 1, 1 << 20,
+     {{1, 100}, {1000, 1}, {1000, 1}}},
+    {"rechunk_down {1: auto}", 3, {{10, 10}, {1000, 1}, {1000, 1}}, {0, 1, 0}, 1, 1 << 20,
+     {{10, 10}, {104, 9, 64, 1}, {1000, 1}}},
+    /* test_rechunk.py::test_rechunk_zero: a 1-byte limit gives chunks of 1 */
+    {"rechunk_zero", 1, {{5, 2}}, {1}, 8, 1, {{1, 10}}},
+    /* test_array_core.py::test_auto_chunks: int32, the default 128 MiB */
+    {"test_auto_chunks", 2, {{1264, 6, 1045, 1}, {1264, 1, 491, 1}}, {1, 1}, 4, 128 << 20,
+     {{8629, 1}, {1755, 1}}},
+    /* test_array_core.py::test_auto_chunks_h5py: from_array of a (1000, 1000)
+     * float64 dataset with HDF5 chunks (32, 64), 1 MiB: whole HDF5 chunks
+     * grouped, as load does with a chunked dataset */
+    {"test_auto_chunks_h5py", 2, {{32, 31, 8, 1}, {64, 15, 40, 1}}, {1, 1}, 8, 1 << 20,
+     {{256, 3, 232, 1}, {512, 1, 488, 1}}},
+};
+/* clang-format on */
+
+START_TEST(auto_prev_matches_dask_tests) {
+  for (size_t i = 0; i < sizeof prev_cases / sizeof prev_cases[0]; i++) {
+    const prev_case *c = &prev_cases[i];
+    tsr_grid prev, want, g;
+    grid_from_runs(&prev, c->ndim, c->prev);
+    grid_from_runs(&want, c->ndim, c->want);
+    ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, c->autos, c->itemsize, c->target), TSR_OK);
+    ck_assert_msg(tsr_grid_equal(&g, &want), "%s: got %.200s, Dask has %.200s", c->dask_test,
+                  fmt(&g), fmt(&want));
+    tsr_grid_free(&prev);
+    tsr_grid_free(&want);
+    tsr_grid_free(&g);
+  }
+}
+END_TEST
+
+START_TEST(auto_prev_keeps_whole_planes_of_a_stack) {
+  /* The case of the issue: a stack of 1000 x 1000 float64 planes, one plane
+   * a chunk, rechunked to the default 128 MiB: 16 whole planes a chunk
+   * (dask.array gives the same), where the square rule (no previous chunks)
+   * cuts every plane into 512 x 512 pieces. auto_axes NULL means every axis. */
+  static const int64_t stack[3][MAXRUNS] = {{1, 64}, {1000, 1}, {1000, 1}};
+  static const int64_t planes[3][MAXRUNS] = {{16, 4}, {1000, 1}, {1000, 1}};
+  tsr_grid prev, want, g;
+  grid_from_runs(&prev, 3, stack);
+  grid_from_runs(&want, 3, planes);
+  ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, NULL, 8, (size_t)128 << 20), TSR_OK);
+  ck_assert_msg(tsr_grid_equal(&g, &want), "got %s", fmt(&g));
+  tsr_grid_free(&g);
+  ck_assert_int_eq(tsr_grid_init_auto(&g, 3, prev.shape, 8, (size_t)128 << 20), TSR_OK);
+  ck_assert_str_eq(fmt(&g), "((64,), (512, 488), (512, 488))");
+  tsr_grid_free(&prev);
+  tsr_grid_free(&want);
+  tsr_grid_free(&g);
+}
+END_TEST
+
+START_TEST(auto_prev_counts_a_whole_axis_once) {
+  /* The one known difference from Dask: when shrinking (the previous block
+   * is over the limit) an axis that grows past its length on a later pass is
+   * taken whole, and Dask then counts its length twice (its median entry is
+   * deleted, then re-added with the length, which also enters largest_block),
+   * so the other axes come out far smaller than the limit asks. A (5, 2000,
+   * 2000) float64 array in one chunk (153 MiB), rechunked to 128 MiB: Dask
+   * gives ((1, 1, 1, 1, 1), (2000,), (2000,)) (31 MiB chunks); tessera counts
+   * the length once and gives ((4, 1), (2000,), (2000,)) (122 MiB). Likewise
+   * ((3,), (4,)) of bytes with an 11-byte limit: Dask ((1, 1, 1), (4,)). */
+  static const int64_t prev_runs[2][3][MAXRUNS] = {{{5, 1}, {2000, 1}, {2000, 1}},
+                                                   {{3, 1}, {4, 1}}};
+  static const int64_t want_runs[2][3][MAXRUNS] = {{{4, 1, 1, 1}, {2000, 1}, {2000, 1}},
+                                                   {{2, 1, 1, 1}, {4, 1}}};
+  static const int ndim[2] = {3, 2};
+  static const size_t itemsize[2] = {8, 1}, target[2] = {(size_t)128 << 20, 11};
+  for (int i = 0; i < 2; i++) {
+    tsr_grid prev, want, g;
+    grid_from_runs(&prev, ndim[i], prev_runs[i]);
+    grid_from_runs(&want, ndim[i], want_runs[i]);
+    ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, NULL, itemsize[i], target[i]), TSR_OK);
+    ck_assert_msg(tsr_grid_equal(&g, &want), "got %s", fmt(&g));
+    tsr_grid_free(&prev);
+    tsr_grid_free(&want);
+    tsr_grid_free(&g);
+  }
+}
+END_TEST
+
+START_TEST(auto_prev_covers_shape_and_keeps_fixed_axes) {
+  for (int t = 0; t < 2000; t++) {
+    int ndim = 1 + (int)rnd(4), autos[TSR_MAXDIM];
+    tsr_grid prev, g;
+    random_grid(&prev, ndim, 40);
+    for (int a = 0; a < ndim; a++) autos[a] = rnd(4) != 0;
+    size_t itemsize = (size_t)1 << rnd(4), target = (size_t)(1 + rnd(1 << 16));
+    ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, autos, itemsize, target), TSR_OK);
+    expect_consistent(&g);
+    ck_assert_int_eq(g.ndim, ndim);
+    for (int a = 0; a < ndim; a++) {
+      ck_assert_int_eq(g.shape[a], prev.shape[a]);
+      if (autos[a]) continue;
+      ck_assert_int_eq(g.nchunks[a], prev.nchunks[a]);
+      for (int64_t i = 0; i < g.nchunks[a]; i++) ck_assert_int_eq(g.sizes[a][i], prev.sizes[a][i]);
+    }
+    tsr_grid_free(&prev);
+    tsr_grid_free(&g);
+  }
+}
+END_TEST
+
+START_TEST(auto_prev_handles_empty_and_zero_dimensional_grids) {
+  tsr_grid prev, g;
+  int64_t shape[] = {0, 5}, chunk[] = {4, 2};
+  ck_assert_int_eq(tsr_grid_init_regular(&prev, 2, shape, chunk), TSR_OK);
+  ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, NULL, 8, 16), TSR_OK);
+  ck_assert_str_eq(fmt(&g), "((0,), (2, 2, 1))"); /* as dask's normalize_chunks */
+  tsr_grid_free(&prev);
+  tsr_grid_free(&g);
+  ck_assert_int_eq(tsr_grid_init_regular(&prev, 0, shape, chunk), TSR_OK);
+  ck_assert_int_eq(tsr_grid_init_auto_prev(&g, &prev, NULL, 8, 16), TSR_OK);
+  ck_assert_int_eq(g.ndim, 0);
+  ck_assert_int_eq(tsr_grid_count(&g), 1);
+  expect_error(tsr_grid_init_auto_prev(&g, &prev, NULL, 0, 16), TSR_ERR_VALUE,
+               "auto chunks need a positive item size");
+  expect_error(tsr_grid_init_auto_prev(&g, &prev, NULL, 8, 0), TSR_ERR_VALUE,
+               "auto chunks need a positive target chunk size in bytes");
+  tsr_grid_free(&prev);
+  tsr_grid_free(&g);
+}
+END_TEST
+
 /* ---- indexing of chunks ---- */
 
 START_TEST(ravel_and_unravel_round_trip_in_row_major_order) {
@@ -760,6 +975,11 @@ static Suite *chunks_suite(void) {
   tcase_add_test(tc, auto_chunks_fit_target_and_cover_shape);
   tcase_add_test(tc, auto_chunks_use_most_of_the_target);
   tcase_add_test(tc, auto_chunks_reject_zero_itemsize_and_target);
+  tcase_add_test(tc, auto_prev_matches_dask_tests);
+  tcase_add_test(tc, auto_prev_keeps_whole_planes_of_a_stack);
+  tcase_add_test(tc, auto_prev_counts_a_whole_axis_once);
+  tcase_add_test(tc, auto_prev_covers_shape_and_keeps_fixed_axes);
+  tcase_add_test(tc, auto_prev_handles_empty_and_zero_dimensional_grids);
   tcase_add_test(tc, ravel_and_unravel_round_trip_in_row_major_order);
   tcase_add_test(tc, count_is_product_of_chunks_per_axis);
   tcase_add_test(tc, chunk_boxes_tile_the_array_and_max_is_largest_box);
