@@ -54,6 +54,7 @@ void tsr_signals_deadline(double seconds) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART; /* the limit stops the work, not a system call under way */
   sigemptyset(&sa.sa_mask);
   sigaction(SIGALRM, &sa, NULL);
   struct itimerval it;
