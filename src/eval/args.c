@@ -112,7 +112,12 @@ int tsr_arg_chunk_axis(tsr_ctx *c, const ast_node *at, const tsr_value *e, int a
   if (size <= 0)
     return tsr_ctx_error(c, at, TSR_ERR_VALUE, "chunk size must be positive, got %lld on axis %d",
                          size, axis);
-  int64_t cnt = len == 0 ? 1 : (len + size - 1) / size;
+  int64_t cnt = len == 0 ? 1 : len / size + (len % size != 0);
+  if (cnt > TSR_MAX_CHUNKS)
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                         "axis %d of length %lld in chunks of %lld makes %lld chunks, more than "
+                         "%lld: use larger chunks",
+                         axis, (long long)len, size, (long long)cnt, (long long)TSR_MAX_CHUNKS);
   TSR_MALLOC(*sizes, sizeof(int64_t) * (size_t)cnt);
   for (int64_t k = 0; k < cnt; k++) (*sizes)[k] = len - k * size < size ? len - k * size : size;
   if (len == 0) (*sizes)[0] = 0;

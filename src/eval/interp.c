@@ -251,6 +251,9 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   int nsel = 0, axis = 0, outdim = 0;
   for (int k = 0; k < e->nitems; k++) {
     const ast_node *it = e->items[k];
+    if (nsel == TSR_MAXDIM * 2)
+      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX, "more than %d indices and new axes",
+                           TSR_MAXDIM * 2);
     if (it->kind == AST_NONE) {
       sel[nsel++] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
       outdim++;
@@ -388,10 +391,16 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     *out = x;
     return TSR_OK;
   }
-  if (x.kind == V_INT || x.kind == V_BOOL) {
+  if ((x.kind == V_INT || x.kind == V_BOOL) && x.i != INT64_MIN) {
     *out = x;
     out->kind = V_INT;
     out->i = -x.i;
+    return TSR_OK;
+  }
+  if (x.kind == V_INT) { /* -(-2**63) is beyond int64: a float */
+    memset(out, 0, sizeof *out);
+    out->kind = V_FLOAT;
+    out->f = -(double)x.i;
     return TSR_OK;
   }
   if (x.kind == V_FLOAT) {
@@ -416,19 +425,17 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
   memset(out, 0, sizeof *out);
   out->kind = V_INT;
   switch (op) {
-  case '+':
-    out->i = a + b;
-    return 1;
+  case '+': /* beyond int64 the result is a float, as Python's int would be exact */
+    return !__builtin_add_overflow(a, b, &out->i);
   case '-':
-    out->i = a - b;
-    return 1;
+    return !__builtin_sub_overflow(a, b, &out->i);
   case '*':
-    out->i = a * b;
-    return 1;
+    return !__builtin_mul_overflow(a, b, &out->i);
   case AST_OP_POW:
-    if (b < 0 || b > 62) return 0;
+    if (b < 0 || b > 63) return 0;
     out->i = 1;
-    for (long long k = 0; k < b; k++) out->i *= a;
+    for (long long k = 0; k < b; k++)
+      if (__builtin_mul_overflow(out->i, a, &out->i)) return 0;
     return 1;
   }
   return 0;

@@ -110,6 +110,9 @@ int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   if (a->given[2]) TSR_CHECK(tsr_arg_number(c, a, 2, "step", &step));
   if (step == 0) return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE, "arange step cannot be zero");
   double cnt = ceil((stop - start) / step);
+  if (!(cnt < 9.2e18)) /* NaN, inf or beyond int64 */
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE, "arange(%g, %g, %g) has too many elements", start,
+                         stop, step);
   int64_t n = cnt > 0 ? (int64_t)cnt : 0;
   tsr_dtype dt = TSR_F64;
   TSR_CHECK(tsr_arg_dtype(c, a, 4, &dt));

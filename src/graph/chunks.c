@@ -197,6 +197,12 @@ int tsr_grid_init_lists(tsr_grid *g, int ndim, const int64_t *shape, const int64
                        a);
     TSR_CHECK(check_list(a, shape[a], sizes[a], nsizes[a]));
   }
+  int64_t total = 1;
+  for (int a = 0; a < ndim; a++)
+    if ((total *= nsizes[a] > 0 ? nsizes[a] : 1) > TSR_MAX_CHUNKS)
+      return TSR_ERROR(TSR_ERR_VALUE,
+                       "the chunks make more than %lld chunks of one array: use larger chunks",
+                       (long long)TSR_MAX_CHUNKS);
   grid_begin(g, ndim, shape);
   for (int a = 0; a < ndim; a++) {
     int rc = axis_set(g, a, sizes[a], shape[a] == 0 ? 0 : nsizes[a]);

@@ -16,6 +16,11 @@
 
 #include "kernel/ids.h"
 
+/* The most chunks one array may have (all axes together): every chunk costs
+ * table entries and plan work on every rank, and a grid beyond this is a
+ * mistake (chunks=1 on a large axis), refused before anything is allocated. */
+#define TSR_MAX_CHUNKS ((int64_t)1 << 24)
+
 typedef struct tsr_grid {
   int ndim;
   int64_t shape[TSR_MAXDIM];

@@ -400,8 +400,13 @@ static int parse_attr(parser *p, const tsr_token *start, ast_node **node) {
 static int parse_postfix(parser *p, ast_node **out) {
   const tsr_token *start = peek(p);
   TSR_CHECK(parse_atom(p, out));
-  for (;;) {
+  /* Each link nests the tree one level (the interpreter and the free walk
+   * recurse through it), so links count against the same depth bound. */
+  for (int links = 0;; links++) {
     const tsr_token *t = peek(p);
+    if (p->depth + links > MAX_DEPTH && (is_op(t, "(") || is_op(t, "[") || is_op(t, ".")))
+      return SYNTAX(p, t, "expression is nested too deeply (a chain of calls, subscripts and "
+                          "attributes counts one level a link): split it with intermediate names");
     if (is_op(t, "("))
       TSR_CHECK(parse_call(p, start, out));
     else if (is_op(t, "["))

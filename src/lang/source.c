@@ -130,6 +130,7 @@ static int edit_distance(const char *a, const char *b) {
 const char *tsr_nearest_name(const char *word, const char *const *candidates, int n) {
   if (!word) return NULL;
   int wlen = (int)strlen(word);
+  if (wlen > 64) return NULL; /* no typo makes a name that long; the distance is quadratic */
   /* One edit in a name of one or two letters makes it another word, not a typo. */
   int limit = wlen <= 2 ? 0 : (wlen / 3 > 1 ? wlen / 3 : 1);
   const char *best = NULL;
