@@ -67,8 +67,13 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->key != y->key || x->stream != y->stream || x->src != y->src) return 0;
   if (x->fit != y->fit) return 0;
   if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
-  if (x->nsel != y->nsel || memcmp(x->sel, y->sel, sizeof(tsr_axis_sel) * (size_t)x->nsel))
-    return 0;
+  if (x->nsel != y->nsel) return 0;
+  for (int i = 0; i < x->nsel; i++) { /* field by field: memcmp would read the padding */
+    const tsr_axis_sel *s = &x->sel[i], *t = &y->sel[i];
+    if (s->kind != t->kind || s->first != t->first || s->step != t->step ||
+        s->count != t->count || s->index != t->index)
+      return 0;
+  }
   return tsr_grid_equal(&x->grid, &y->grid);
 }
 

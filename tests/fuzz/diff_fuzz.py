@@ -1,0 +1,1490 @@
+#!/usr/bin/env python3
+"""diff_fuzz.py - differential fuzzer: random tessera expressions against NumPy.
+
+Every case is one line `rK = EXPR` of a job file. EXPR is a random, well-typed
+array expression (doc/language.md) over deterministic inputs: ones, zeros,
+full and arange with small dyadic values (which NumPy builds bit for bit), and
+normal, uniform and random with an explicit seed=: NumPy cannot reproduce
+tessera's Philox/Box-Muller bits, so a first job (inputs.tsr) writes each
+random leaf once, whole, to inputs.h5, and the NumPy side reads it there (the
+values of a random array do not depend on its chunks, dtype rounding aside).
+
+The NumPy side does not trust the generator: it parses the very text tessera
+runs with Python's own parser (the language is a subset of Python with the
+same precedence) and evaluates it with NumPy, under tessera's documented dtype
+rules (float32 only when every array operand is float32; a reduction keeps its
+input's dtype; var/std are NaN when n - ddof <= 0).
+
+The rounding bound. Each value is evaluated together with an elementwise
+bound on its distance from the exact result of the expression on the same
+inputs (a running first-order forward error analysis): an operation adds its
+rounding, u |result| (u = 2^-53 for float64 and 2^-24 for float32 results,
+4 u for exp, log, sin, cos, tanh and power), sums and products over n terms
+(n + 1) u sum|term| (matmul over k terms 2 (k + 1) u sum|a b|), var
+(2 sum|d| D + sum D^2 + 4 (n + 1) u sum d^2) / (n - ddof) with d = x - mean and
+D = bound(x) + mean bound(x) + (n + 1) u max|x|, and propagates the
+bounds of its operands through its derivative. Where an operand's interval
+crosses a discontinuity (sqrt and log near 0, greater near a tie, a divisor
+near 0, a negative base with an inexact exponent) any value is accepted.
+tessera and NumPy each lie within the bound of the exact value, so a value
+passes when |tessera - numpy| <= TOL_FACTOR * bound; a bound of 0 (exact
+arithmetic: ones, arange, sums of small integers, min, max, slices) asks for
+equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
+0-d result is a scalar dataset) and dtypes as documented; the 1-rank and
+3-rank results of each mode must be bitwise equal.
+
+    diff_fuzz.py gen --seed S --cases N [--only K,...]
+        writes job.tsr (the cases) and inputs.tsr (the random leaves)
+    diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
+        compares each results file with NumPy, and the files of one mode
+        (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
+    diff_fuzz.py isolate --seed S --cases N [--only K,...] --mode MODE -- CMD...
+        a job that failed in MODE (CMD: the tessera command line of that
+        mode): finds the case(s) that make it fail by bisection and reruns
+        the job without them into MODE.h5 (MODE.excluded lists them)
+
+Case K of seed S is the same whatever the number of cases: its generator is
+seeded with S and K, and it depends on the cases before it (see below), never
+on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
+are fixed regression cases that once crashed tessera.
+
+Known tessera bugs are left out of generation, each at a `# BUG:` comment: a
+case that runs into one (found by evaluating it on the NumPy side, random
+leaves standing in with values of their range) is drawn again from the same
+generator. One of them concerns the whole job: no subscripted expression may
+be written twice (excluded() keeps the identities of the earlier cases').
+"""
+
+import argparse
+import ast
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+
+import numpy as np
+
+TOL_FACTOR = 4.0
+U64 = 2.0 ** -53
+U32 = 2.0 ** -24
+MAX_ELEMS = 240  # elements of any array the generator builds
+
+# Expressions that crashed tessera once (fixed since): the first cases of every run.
+REGRESSION = [
+    "sum(ones(0))",
+    "mean(ones((0, 3)), axis=0)",
+    "sum(ones((3, 0)), axis=1)",
+    "rechunk(ones(6), 2)[0:0]",
+    "mean(ones((0, 5)), axis=-2, keepdims=True)",
+    "exp(full(1, 10).mean(axis=0))",
+    "sin(zeros((1, 1, 1)).sum(axis=1))",
+    "std(arange(1) * 3, axis=0)",
+    "var(full((), -0.25), ddof=2)",
+    "min(rechunk(ones(2, chunks=3), (None,)))",
+]
+
+MODES = ("fused-1", "nofuse-1", "fused-3", "nofuse-3")
+
+
+class FuzzError(Exception):
+    """An expression the NumPy side refuses (a generator bug, or a case tessera should refuse)."""
+
+
+# =============================================================================
+# The NumPy side: evaluate the job text with error bounds
+# =============================================================================
+
+
+def udt(dt):
+    return U32 if dt == "float32" else U64
+
+
+def rnd(v, dt):
+    """v (float64) rounded to dt, kept as float64."""
+    v = np.asarray(v, dtype=np.float64)
+    if dt == "float32":
+        return v.astype(np.float32).astype(np.float64)
+    return v
+
+
+def fin(x):
+    """|x| where finite, else 0 (rounding terms of infinite values are meaningless)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(np.isfinite(x), np.abs(x), 0.0)
+
+
+def smul(a, e):
+    """|a| * e, but 0 where e is 0 (an exact operand contributes nothing, even with a = inf)."""
+    a = np.asarray(a, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    return np.where(e == 0, 0.0, np.abs(a) * e)
+
+
+class Arr:
+    """An array value: v the values (float64 storage, rounded to dt), e the bound, dt the dtype;
+    key: a coarse identity of the expression (equal for any two expressions tessera may merge)."""
+
+    __slots__ = ("v", "e", "dt", "key", "selroot", "selmap", "top", "nxfer", "strided")
+
+    def __init__(self, v, e, dt):
+        self.key = None
+        self.selroot = self.selmap = None  # a subscript: of what, and which elements
+        self.top = None  # the operation that made it
+        self.nxfer = 0  # rechunks and persists in the expression
+        self.strided = False  # a subscript with a step other than +-1 on the way to it
+        v = np.asarray(v, dtype=np.float64)
+        e = np.broadcast_to(np.asarray(e, dtype=np.float64), v.shape).copy()
+        e[np.isnan(e)] = np.inf
+        self.v, self.e, self.dt = v, e, dt
+
+    @property
+    def shape(self):
+        return self.v.shape
+
+
+def finish_op(r, e, dt, certain_nan):
+    """Rounds r to dt and adds the rounding term; NaNs that are certain get bound 0."""
+    r = np.asarray(r, dtype=np.float64)
+    rr = rnd(r, dt)
+    e = np.asarray(e, dtype=np.float64) + udt(dt) * fin(rr)
+    e = np.where(np.isnan(e), np.inf, e)
+    e = np.where(np.isnan(rr) & certain_nan, 0.0, e)
+    return Arr(rr, e, dt)
+
+
+def operands(*xs):
+    """Arrays and numbers -> (values, bounds, dtype) with tessera's dtype rule."""
+    arrays = [x for x in xs if isinstance(x, Arr)]
+    if not arrays:
+        raise FuzzError("an operation on numbers only")
+    dt = "float32" if all(a.dt == "float32" for a in arrays) else "float64"
+    vals, errs = [], []
+    for x in xs:
+        if isinstance(x, Arr):
+            vals.append(x.v)
+            errs.append(x.e)
+        else:
+            xv = float(x)
+            rv = float(rnd(xv, dt))
+            vals.append(np.float64(rv))
+            # a number meets the array's dtype: rounded to it, or used in double
+            errs.append(np.float64(abs(rv - xv) if math.isfinite(xv) else 0.0))
+    return vals, errs, dt
+
+
+def shapes_of(*xs):
+    return [x.shape for x in xs if isinstance(x, Arr)]
+
+
+def broadcast_check(*xs):
+    try:
+        np.broadcast_shapes(*shapes_of(*xs))
+    except ValueError as exc:
+        raise FuzzError(str(exc)) from None
+
+
+def binary(op, x, y):
+    if not isinstance(x, Arr) and not isinstance(y, Arr):
+        raise FuzzError("binary operation on numbers")
+    broadcast_check(x, y)
+    (a, b), (ea, eb), dt = operands(x, y)
+    zero = (ea == 0) & (eb == 0)
+    with np.errstate(all="ignore"):
+        if op in ("add", "subtract"):
+            r = a + b if op == "add" else a - b
+            e = ea + eb
+            return finish_op(r, e, dt, np.isfinite(e))
+        if op == "multiply":
+            r = a * b
+            e = smul(b, ea) + smul(a, eb) + ea * eb
+            return finish_op(r, e, dt, np.isfinite(e))
+        if op == "divide":
+            r = a / b
+            e = (ea + smul(r, eb)) / (np.abs(b) - eb)
+            e = np.where(zero, 0.0, e)
+            e = np.where((eb > 0) & (np.abs(b) <= eb), np.inf, e)
+            return finish_op(r, e, dt, np.isfinite(e))
+        if op == "power":
+            r = np.power(a, b)
+            bint = np.equal(np.floor(b), b)
+            dx = smul(b * np.power(a, b - 1.0), ea)
+            dy = smul(r * np.log(np.abs(a)), eb)
+            e = dx + dy + 4.0 * udt(dt) * fin(r)
+            # a negative base whose exponent is inexact, or whose own
+            # interval reaches 0 or below under a non-integer exponent
+            e = np.where((eb > 0) & (a - ea <= 0), np.inf, e)
+            e = np.where((ea > 0) & (a - ea <= 0) & ~bint, np.inf, e)
+            e = np.where((ea > 0) & (np.abs(a) <= ea) & (b < 0), np.inf, e)
+            e = np.where(zero, 4.0 * udt(dt) * fin(r), e)
+            certain = zero | (~bint & (eb == 0) & (a + ea < 0))
+            return finish_op(r, e, dt, certain)
+        if op in ("minimum", "maximum"):
+            r = np.minimum(a, b) if op == "minimum" else np.maximum(a, b)
+            return Arr(r, np.broadcast_to(np.maximum(ea, eb), r.shape), dt)  # exact
+        if op == "greater":
+            r = np.greater(a, b).astype(np.float64)
+            tie = (ea + eb > 0) & (np.abs(a - b) <= ea + eb)
+            e = np.where(tie | np.isinf(ea) | np.isinf(eb), np.inf, 0.0)
+            return Arr(r, e, dt)
+    raise FuzzError("unknown operation " + op)
+
+
+def unary(op, x):
+    if not isinstance(x, Arr):
+        raise FuzzError("elementwise function of a number")
+    a, ea, dt = x.v, x.e, x.dt
+    u4 = 4.0 * udt(dt)
+    with np.errstate(all="ignore"):
+        if op in ("negative", "abs"):
+            return Arr(-a if op == "negative" else np.abs(a), ea, dt)
+        if op == "sqrt":
+            r = np.sqrt(a)
+            e = np.where(ea == 0, 0.0, ea / (2.0 * r))
+            e = np.where((ea > 0) & (a - ea <= 0) & (a + ea >= 0), np.inf, e)
+            return finish_op(r, e, dt, (a + ea < 0) | np.isnan(a) & np.isfinite(ea))
+        if op == "log":
+            r = np.log(a)
+            e = np.where(ea == 0, 0.0, ea / np.abs(a)) + u4 * fin(r)
+            e = np.where((ea > 0) & (a - ea <= 0) & (a + ea >= 0), np.inf, e)
+            return finish_op(r, e, dt, (a + ea < 0) | np.isnan(a) & np.isfinite(ea))
+        if op == "exp":
+            r = np.exp(a)
+            e = smul(r, ea) + u4 * fin(r)
+            return finish_op(r, e, dt, np.isfinite(ea))
+        if op in ("sin", "cos"):
+            r = np.sin(a) if op == "sin" else np.cos(a)
+            e = np.where(np.isfinite(a), ea, np.where(ea == 0, 0.0, np.inf)) + u4 * fin(r)
+            return finish_op(r, e, dt, np.isfinite(ea))
+        if op == "tanh":
+            r = np.tanh(a)
+            e = smul(1.0 - r * r, ea) + u4 * fin(r)
+            return finish_op(r, e, dt, np.isfinite(ea))
+    raise FuzzError("unknown function " + op)
+
+
+def norm_axis(axis, nd):
+    if axis is None:
+        return None
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise FuzzError("axis must be an integer")
+    if not -nd <= axis < nd:
+        raise FuzzError("axis %d out of bounds for %d dimensions" % (axis, nd))
+    return axis % nd
+
+
+def reduce(op, x, axis=None, keepdims=False, ddof=0):
+    if not isinstance(x, Arr):
+        raise FuzzError("reduction of a number (not generated)")
+    a, ea, dt = x.v, x.e, x.dt
+    nd = a.ndim
+    ax = norm_axis(axis, nd)
+    if ax is not None and nd == 0:
+        raise FuzzError("axis on a 0-d array")
+    n = a.size if ax is None else a.shape[ax]
+    kw = dict(axis=ax, keepdims=bool(keepdims))
+    with np.errstate(all="ignore"):
+        if op in ("min", "max"):
+            if n == 0:
+                raise FuzzError("zero-size array to reduction operation %simum which has no identity" % op)
+            r = np.min(a, **kw) if op == "min" else np.max(a, **kw)
+            return Arr(r, np.max(ea, **kw), dt)
+        g = (n + 1) * U64  # tessera accumulates in double, whatever the dtype
+        s = np.sum(a, **kw)
+        es = np.sum(np.where(np.isfinite(ea), ea, np.inf), **kw) + g * np.sum(fin(a), **kw)
+        if op == "sum":
+            return finish_op(s, es, dt, np.isfinite(es))
+        if op == "mean":
+            if n == 0:
+                return Arr(np.full(np.shape(s), np.nan), 0.0, dt)
+            return finish_op(s / n, es / n, dt, np.isfinite(es))
+        if op in ("var", "std"):
+            if not isinstance(ddof, int) or isinstance(ddof, bool):
+                raise FuzzError("ddof must be an integer")
+            neff = n - ddof
+            if neff <= 0:  # documented: NaN when n - ddof <= 0
+                return Arr(np.full(np.shape(s), np.nan), 0.0, dt)
+            if n == 0:
+                raise FuzzError("var/std with ddof < 0 over an empty axis (not generated)")
+            m = np.mean(a, axis=ax, keepdims=True)
+            d = a - m
+            ssd = np.sum(d * d, **kw)
+            var = ssd / neff
+            # each deviation is off by its element's bound, the mean's bound and the
+            # mean's rounding (g max|x|): var moves by 2 sum|d| delta + sum delta^2
+            maxabs = np.max(fin(a), axis=ax, keepdims=True)
+            delta = ea + np.mean(ea, axis=ax, keepdims=True) + g * maxabs
+            ev = 2.0 * np.sum(smul(d, delta), **kw) + np.sum(delta * delta, **kw)
+            ev = (ev + 4.0 * g * np.sum(fin(d * d), **kw)) / neff
+            if op == "var":
+                return finish_op(var, ev, dt, ~np.isinf(ev))
+            sd = np.sqrt(var)
+            esd = np.minimum(np.sqrt(ev), np.where(sd > 0, ev / (2.0 * sd), np.inf)) + U64 * fin(sd)
+            esd = np.where(ev == 0, U64 * fin(sd), esd)
+            return finish_op(sd, esd, dt, ~np.isinf(ev))
+    raise FuzzError("unknown reduction " + op)
+
+
+def matmul(x, y):
+    if not isinstance(x, Arr) or not isinstance(y, Arr):
+        raise FuzzError("matmul of a number")
+    if not (1 <= x.v.ndim <= 2 and 1 <= y.v.ndim <= 2):
+        raise FuzzError("matmul of 1-d and 2-d arrays only")
+    (a, b), (ea, eb), dt = operands(x, y)
+    a2 = a if a.ndim == 2 else a[None, :]
+    b2 = b if b.ndim == 2 else b[:, None]
+    ea2 = ea if ea.ndim == 2 else ea[None, :]
+    eb2 = eb if eb.ndim == 2 else eb[:, None]
+    if a2.shape[1] != b2.shape[0]:
+        raise FuzzError("matmul: inner dimensions %s %s" % (a.shape, b.shape))
+    k = a2.shape[1]
+    with np.errstate(all="ignore"):
+        prod = a2[:, :, None] * b2[None, :, :]  # IEEE products and sums, no BLAS
+        r = prod.sum(axis=1)
+        e = (smul(b2[None, :, :], ea2[:, :, None]) + smul(a2[:, :, None], eb2[None, :, :])
+             + ea2[:, :, None] * eb2[None, :, :]).sum(axis=1)
+        e = e + 2.0 * (k + 1) * udt(dt) * fin(prod).sum(axis=1)
+    if a.ndim == 1:
+        r, e = r[0], e[0]
+    if b.ndim == 1:
+        r, e = r[..., 0], e[..., 0]
+    return finish_op(r, e, dt, np.isfinite(e))
+
+
+def to_dtype(d):
+    if d is None or d in ("float64", "f8", "double", "float"):
+        return "float64"
+    if d in ("float32", "f4", "single"):
+        return "float32"
+    raise FuzzError("bad dtype %r" % (d,))
+
+
+def to_shape(s):
+    if isinstance(s, int) and not isinstance(s, bool):
+        s = (s,)
+    if not isinstance(s, tuple) or len(s) > 4 or not all(isinstance(n, int) and n >= 0 for n in s):
+        raise FuzzError("bad shape %r" % (s,))
+    return s
+
+
+def bind(fname, args, kwargs, positional, names, defaults, aliases=None):
+    """Python-style binding of arguments to parameters NAMES (the first POSITIONAL positional)."""
+    if len(args) > positional:
+        raise FuzzError("%s() takes at most %d positional arguments" % (fname, positional))
+    out = dict(defaults)
+    for nm, val in zip(names, args):
+        out[nm] = val
+    for k, val in kwargs.items():
+        k = (aliases or {}).get(k, k)
+        if k not in names:
+            raise FuzzError("%s() got an unexpected keyword %s" % (fname, k))
+        out[k] = val
+    for nm in names:
+        if nm not in out:
+            raise FuzzError("%s() missing argument %s" % (fname, nm))
+    return out
+
+
+class Evaluator:
+    """Evaluates job expressions (Python ASTs) with NumPy. inputs: canonical key -> float64
+    array for the random leaves; None collects the keys (random leaves then take values
+    spread over their range)."""
+
+    def __init__(self, inputs=None):
+        self.inputs = inputs
+        self.random_keys = []
+        self.select_keys = []  # the identities of the subscripted expressions, in order
+        self.bugs = []  # known tessera bugs the expression runs into (see excluded())
+
+    def random_leaf(self, key, shape, dt):
+        if self.inputs is None:  # collecting: some values of the leaf's range
+            if key not in self.random_keys:
+                self.random_keys.append(key)
+            lo, hi = (key[1] - key[2], key[1] + key[2]) if key[0] == "normal" else key[1:3]
+            return Arr(rnd(lo + (hi - lo) * np.linspace(0.1, 0.9, prod(shape)).reshape(shape), dt), 0.0, dt)
+        v = np.asarray(self.inputs[key], dtype=np.float64)
+        if v.shape != shape:
+            raise FuzzError("input %r has shape %s" % (key, v.shape))
+        return Arr(rnd(v, dt), 0.0, dt)
+
+    def create(self, fname, args, kw):
+        res, key = self.create_(fname, args, kw)
+        res.key = ("leaf",) + key + (res.v.shape, res.dt)
+        return res
+
+    def create_(self, fname, args, kw):
+        common = dict(chunks="auto", dtype=None)
+        if fname in ("normal", "uniform"):
+            lo, hi = ("loc", "scale") if fname == "normal" else ("low", "high")
+            p = bind(fname, args, kw, 3, [lo, hi, "shape", "chunks", "seed", "dtype"],
+                     dict(common, **{lo: 0, hi: 1, "seed": None}), {"size": "shape"})
+            shape, dt = to_shape(p["shape"]), to_dtype(p["dtype"])
+            if p["seed"] is None:
+                raise FuzzError("random leaves need seed= here")
+            key = (fname, float(p[lo]), float(p[hi]), shape, int(p["seed"]))
+            return self.random_leaf(key, shape, dt), key
+        if fname == "random":
+            p = bind(fname, args, kw, 1, ["shape", "chunks", "seed", "dtype"],
+                     dict(common, seed=None), {"size": "shape"})
+            shape, dt = to_shape(p["shape"]), to_dtype(p["dtype"])
+            if p["seed"] is None:
+                raise FuzzError("random leaves need seed= here")
+            key = ("uniform", 0.0, 1.0, shape, int(p["seed"]))
+            return self.random_leaf(key, shape, dt), key
+        if fname in ("ones", "zeros"):
+            p = bind(fname, args, kw, 1, ["shape", "chunks", "dtype"], common)
+            shape, dt = to_shape(p["shape"]), to_dtype(p["dtype"])
+            fill = 1.0 if fname == "ones" else 0.0
+            return Arr(np.full(shape, fill), 0.0, dt), ("full", repr(fill))
+        if fname == "full":
+            p = bind(fname, args, kw, 2, ["shape", "fill_value", "chunks", "dtype"], common)
+            shape, dt = to_shape(p["shape"]), to_dtype(p["dtype"])
+            fill = float(p["fill_value"])
+            return Arr(rnd(np.full(shape, fill), dt), 0.0, dt), ("full", repr(fill))
+        if fname == "arange":
+            if not 1 <= len(args) <= 3:
+                raise FuzzError("arange takes 1 to 3 positional arguments")
+            p = bind(fname, [], kw, 0, ["step", "chunks", "dtype"], dict(common, step=None))
+            start, stop, step = 0.0, None, 1.0
+            if len(args) == 1:
+                stop = args[0]
+            else:
+                start, stop = args[0], args[1]
+                if len(args) == 3:
+                    step = args[2]
+            if p["step"] is not None:
+                step = p["step"]
+            start, stop, step = float(start), float(stop), float(step)
+            if step == 0:
+                raise FuzzError("arange step 0")
+            n = max(0, int(math.ceil((stop - start) / step)))
+            dt = to_dtype(p["dtype"])
+            v = start + step * np.arange(n, dtype=np.float64)
+            return Arr(rnd(v, dt), np.abs(rnd(v, dt) - v), dt), ("arange", start, step)
+        raise FuzzError("unknown function " + fname)
+
+    # ---- the AST walk ---------------------------------------------------------
+
+    def ev(self, node):
+        meth = getattr(self, "ev_" + type(node).__name__, None)
+        if meth is None:
+            raise FuzzError("unsupported syntax " + type(node).__name__)
+        return meth(node)
+
+    def ev_Index(self, node):  # Python 3.8
+        return self.ev(node.value)
+
+    def ev_Expression(self, node):
+        return self.ev(node.body)
+
+    def ev_Constant(self, node):
+        return node.value
+
+    def ev_Name(self, node):
+        consts = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+                  "float64": "float64", "float32": "float32", "True": 1, "False": 0, "None": None}
+        if node.id not in consts:
+            raise FuzzError("unknown name " + node.id)
+        return consts[node.id]
+
+    def ev_Tuple(self, node):
+        return tuple(self.ev(x) for x in node.elts)
+
+    def ev_UnaryOp(self, node):
+        x = self.ev(node.operand)
+        if isinstance(node.op, ast.UAdd):
+            return x
+        if isinstance(node.op, ast.USub):
+            return self.call("negative", [x], {}) if isinstance(x, Arr) else -x
+        raise FuzzError("unsupported unary operator")
+
+    def ev_BinOp(self, node):
+        x, y = self.ev(node.left), self.ev(node.right)
+        ops = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide",
+               ast.Pow: "power"}
+        if isinstance(node.op, ast.MatMult):
+            return self.call("matmul", [x, y], {})
+        if type(node.op) not in ops:
+            raise FuzzError("unsupported operator")
+        if not isinstance(x, Arr) and not isinstance(y, Arr):
+            raise FuzzError("arithmetic on numbers only (not generated)")
+        return self.call(ops[type(node.op)], [x, y], {})
+
+    def ev_Attribute(self, node):
+        x = self.ev(node.value)
+        if node.attr == "T":
+            return self.call("transpose", [x], {})
+        raise FuzzError("unsupported attribute " + node.attr)
+
+    def ev_Call(self, node):
+        args = [self.ev(a) for a in node.args]
+        kw = {k.arg: self.ev(k.value) for k in node.keywords}
+        if isinstance(node.func, ast.Attribute):  # a method: the array is the first argument
+            return self.call(node.func.attr, [self.ev(node.func.value)] + args, kw)
+        if isinstance(node.func, ast.Name):
+            return self.call(node.func.id, args, kw)
+        raise FuzzError("unsupported call")
+
+    def call(self, fname, args, kw):
+        res = self.call_(fname, args, kw)
+        if fname in ("rechunk", "persist"):
+            x = res
+            if fname == "rechunk" and x.nxfer - (x.top in ("rechunk", "persist")) > 0:
+                # BUG: rechunk of an expression that reads pieces of a rechunk or of held
+                # (persisted) chunks below its top crashes (SIGSEGV in tsr_stage_round under
+                # tsr_stage_xfer): (ones((6, 4, 4), chunks=(3, -1, 2)) + random((6, 4, 4),
+                # chunks=4, seed=2).rechunk(3)).rechunk(-1) on 3 ranks, rechunk(persist(ones((3,
+                # 1, 6, 7), chunks=((2, 1), 3, (1, 2, 1, 2), 4)))[:, -1], -1) on any
+                self.bugs.append("rechunk of an expression with a rechunked or persisted operand")
+            res = Arr(x.v, x.e, x.dt)
+            res.key, res.selroot, res.selmap, res.strided = x.key, x.selroot, x.selmap, x.strided
+            res.top, res.nxfer = fname, x.nxfer + 1
+            return res
+        if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE:
+            return res  # creation sets its key; an operand returned as is keeps its own
+        res.top = fname
+        res.nxfer = sum(a.nxfer for a in args if isinstance(a, Arr))
+        if fname == "transpose":
+            res.strided = args[0].strided
+        if fname in ("matmul", "dot") and any(a.strided for a in args):
+            # BUG: --no-fuse refuses a matmul operand read through a strided subscript of a
+            # computed array, "a chunk reads 9 input chunks; rechunk first" (an internal
+            # limit of 8): ones(5) @ random(10, chunks=1, seed=1)[::2]
+            self.bugs.append("matmul of a strided subscript")
+        if fname in REDUCTIONS:
+            p = bind(fname, args, kw, 2, ["a", "axis", "keepdims", "ddof"],
+                     dict(axis=None, keepdims=False, ddof=0))
+            nd = p["a"].v.ndim
+            ax = norm_axis(p["axis"], nd)
+            if ax is not None and nd == 1:
+                ax = None  # the only axis: a full reduction
+            res.key = ("reduce", fname, p["a"].key, ax, bool(p["keepdims"]), p["ddof"])
+            vals = p["a"].v
+            if fname in ("var", "std") and ax is not None and ax != nd - 1 and vals.shape[ax] == 1:
+                # BUG: var/std over a length-1 axis that is not the last give 0, not NaN, where
+                # the values are NaN or inf: var(full((1, 2), nan), axis=0) is [0. 0.]
+                self.bugs.append("var/std over a length-1 axis that is not the last")
+            if (fname in ("sum", "mean") and ax is not None and ax != nd - 1 and vals.shape[ax] > 0
+                    and np.any(np.all((vals == 0) & np.signbit(vals), axis=ax))):
+                # BUG: sum/mean over an axis that is not the last, of zeros that are all -0.0,
+                # give -0.0 where NumPy (and tessera's last-axis and full sums) give +0.0:
+                # 1 / sum(-zeros((2, 3)), axis=0) is [-inf -inf -inf], NumPy's [inf inf inf]
+                self.bugs.append("sum/mean over an axis that is not the last of -0.0")
+        elif fname == "astype":
+            res.key = ("astype", args[0].key, res.dt)
+        elif fname == "transpose":
+            k = args[0].key
+            res.key = k[1] if k[0] == "T" else ("T", k)
+        else:
+            res.key = (OPS.get(fname, fname),) + tuple(ident(x) for x in args + [kw[k] for k in sorted(kw)])
+        return res
+
+    def call_(self, fname, args, kw):
+        if fname in CREATE:
+            return self.create(fname, args, kw)
+        if fname in ("abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "negative"):
+            p = bind(fname, args, kw, 1, ["x"], {})
+            return unary(fname, p["x"])
+        if fname in ("add", "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"):
+            p = bind(fname, args, kw, 2, ["x1", "x2"], {})
+            return binary(fname, p["x1"], p["x2"])
+        if fname in ("sum", "mean", "min", "max", "var", "std"):
+            names = ["a", "axis", "keepdims"] + (["ddof"] if fname in ("var", "std") else [])
+            p = bind(fname, args, kw, 2, names, dict(axis=None, keepdims=False, ddof=0))
+            return reduce(fname, p["a"], p["axis"], p["keepdims"], p["ddof"])
+        if fname in ("matmul", "dot"):
+            p = bind(fname, args, kw, 2, ["x1", "x2"], {})
+            return matmul(p["x1"], p["x2"])
+        if fname == "transpose":
+            p = bind(fname, args, kw, 1, ["x"], {})
+            x = p["x"]
+            if not isinstance(x, Arr) or not 1 <= x.v.ndim <= 2:
+                raise FuzzError("transpose of 1-d and 2-d arrays only")
+            return Arr(x.v.T, x.e.T, x.dt)
+        if fname == "astype":
+            p = bind(fname, args, kw, 2, ["a", "dtype"], {})
+            x, dt = p["a"], to_dtype(p["dtype"])
+            if not isinstance(x, Arr):
+                raise FuzzError("astype of a number (not generated)")
+            if dt == x.dt:
+                return x
+            return finish_op(x.v, x.e, dt, np.isfinite(x.e))
+        if fname == "rechunk":
+            p = bind(fname, args, kw, 2, ["x", "chunks"], {})
+            return p["x"]
+        if fname == "persist":
+            p = bind(fname, args, kw, 1, ["x"], {})
+            return p["x"]
+        raise FuzzError("unknown function " + fname)
+
+    def ev_Subscript(self, node):
+        x = self.ev(node.value)
+        if not isinstance(x, Arr):
+            raise FuzzError("subscript of a non-array")
+        sl = node.slice
+        if type(sl).__name__ == "Index":  # Python 3.8
+            sl = sl.value
+        if type(sl).__name__ == "ExtSlice":
+            items = sl.dims
+        else:
+            items = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        idx = []
+        for it in items:
+            if isinstance(it, ast.Slice):
+                parts = [None if p is None else self.ev(p) for p in (it.lower, it.upper, it.step)]
+                if parts[2] == 0:
+                    raise FuzzError("slice step cannot be zero")
+                idx.append(slice(*parts))
+            else:
+                v = self.ev(it)
+                if v is not None and not (isinstance(v, int) and not isinstance(v, bool)):
+                    raise FuzzError("index %r" % (v,))
+                idx.append(v)
+        if sum(1 for i in idx if i is not None) > x.v.ndim:
+            raise FuzzError("too many indices")
+        if x.v.ndim + sum(1 for i in idx if i is None) - sum(1 for i in idx if isinstance(i, int)) > 4:
+            raise FuzzError("more than 4 axes")
+        axis = 0
+        for i in idx:
+            if isinstance(i, int):
+                n = x.v.shape[axis]
+                if not -n <= i < n:
+                    raise FuzzError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
+            if i is not None:
+                axis += 1
+        t = tuple(idx)
+        res = Arr(x.v[t], x.e[t], x.dt)
+        # Its identity: which elements of which array, after any chain of subscripts
+        # (coarse: subscripts that select the same elements count as one, however written)
+        if x.selmap is not None:
+            res.selroot, base = x.selroot, x.selmap
+        else:
+            res.selroot, base = x.key, np.arange(x.v.size).reshape(x.v.shape)
+        res.selmap = base[t]
+        res.key = ("select", res.selroot, res.selmap.shape, res.selmap.tobytes())
+        res.top, res.nxfer = "select", x.nxfer
+        res.strided = x.strided or any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in idx)
+        self.select_keys.append(res.key)
+        return res
+
+
+CREATE = ("normal", "uniform", "random", "ones", "zeros", "full", "arange")
+REDUCTIONS = ("sum", "mean", "min", "max", "var", "std")
+OPS = {"dot": "matmul"}
+
+
+def ident(x):
+    """The coarse identity of an operand (an array's key; a number by its value)."""
+    if isinstance(x, Arr):
+        return x.key
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return ("num", repr(float(x)))
+    return ("arg", repr(x))
+
+
+def evaluate(text, ev):
+    return ev.ev(ast.parse(text, mode="eval"))
+
+
+# =============================================================================
+# The generator
+# =============================================================================
+
+
+class Node:
+    """A generated expression: its text, shape, dtype and precedence (for parentheses)."""
+
+    __slots__ = ("text", "shape", "dt", "prec")
+
+    def __init__(self, text, shape, dt, prec=9):
+        self.text, self.shape, self.dt, self.prec = text, tuple(shape), dt, prec
+
+
+def prod(shape):
+    p = 1
+    for n in shape:
+        p *= n
+    return p
+
+
+# precedences: + - 1, * / @ 2, unary 3, ** 4, postfix and atoms 9
+P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM = 1, 2, 3, 4, 9
+
+
+class Gen:
+    def __init__(self, seed, case):
+        self.r = random.Random("tessera-diff-fuzz:%d:%d" % (seed, case))
+
+    # ---- small pieces -----------------------------------------------------------
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def wrap(self, node, minprec):
+        """node's text, parenthesized when its precedence is below minprec (or at random)."""
+        if node.prec < minprec or self.chance(0.08):
+            return "(" + node.text + ")"
+        return node.text
+
+    def length(self, room=MAX_ELEMS):
+        """A random axis length, at most room."""
+        x = self.r.random()
+        if x < 0.08:
+            n = 0
+        elif x < 0.3:
+            n = 1
+        else:
+            n = self.r.randint(2, 7)
+        return max(0, min(n, room))
+
+    def room(self, shape):
+        return max(1, MAX_ELEMS // max(1, prod(shape)))
+
+    def shape(self, ndim):
+        s = []
+        for _ in range(ndim):
+            s.append(self.length(max(1, MAX_ELEMS // max(1, prod(s)))))
+        return tuple(s)
+
+    def number(self, dt=None):
+        x = self.r.random()
+        if x < 0.03:
+            return self.r.choice(["inf", "nan", "-inf"])
+        if x < 0.1:
+            return self.r.choice(["pi", "e"])
+        return repr(self.r.choice([2, 3, 0.5, -1, 0.25, 1.5, 10, -0.1, 0, 1e-3, 7, -2.5, 1, 0.1, 100]))
+
+    def num_node(self):
+        t = self.number()
+        return Node(t, (), None, P_UNARY if t.startswith("-") else P_ATOM)
+
+    def shape_text(self, shape):
+        if len(shape) == 1 and self.chance(0.5):
+            return str(shape[0])
+        if len(shape) == 1:
+            return "(%d,)" % shape[0]
+        return "(" + ", ".join(str(n) for n in shape) + ")"
+
+    def axis_chunks(self, n):
+        x = self.r.random()
+        if x < 0.3:
+            return str(self.r.randint(1, n + 2))
+        if x < 0.4:
+            return self.r.choice(["-1", "None"])
+        # explicit sizes that add up to n
+        if n == 0:
+            return "(0,)"
+        sizes, left = [], n
+        while left > 0:
+            c = self.r.randint(1, left)
+            if self.chance(0.5):
+                c = min(left, self.r.randint(1, 3))
+            sizes.append(c)
+            left -= c
+        return "(" + ", ".join(map(str, sizes)) + ("," if len(sizes) == 1 else "") + ")"
+
+    def chunks(self, shape, allow_omit=True):
+        """A chunks= value for shape (None: omitted)."""
+        x = self.r.random()
+        if allow_omit and x < 0.2:
+            return None
+        if x < 0.27:
+            return '"auto"'
+        if x < 0.42 or not shape:
+            return str(self.r.randint(1, max(shape + (1,)) + 2)) if shape or self.chance(0.5) else "()"
+        if x < 0.47:
+            return self.r.choice(["-1", "None"])
+        parts = [self.axis_chunks(n) for n in shape]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+    def dtype_kw(self, dt):
+        if dt == "float32":
+            return "dtype=" + self.r.choice(['"float32"', '"f4"', '"single"', "float32"])
+        return "dtype=" + self.r.choice(['"float64"', '"f8"', '"double"', '"float"', "float64", "None"])
+
+    # ---- leaves -----------------------------------------------------------------
+
+    def leaf(self, shape, dt):
+        opts = ["ones", "zeros", "full", "full", "normal", "uniform", "random"]
+        big = [i for i, n in enumerate(shape) if n != 1]
+        if shape and len(big) <= 1:
+            opts += ["arange"] * 4
+        kind = self.r.choice(opts)
+        kws = []
+        if kind == "arange":
+            return self.arange_leaf(shape, big, dt)
+        ck = self.chunks(shape)
+        if ck is not None:
+            kws.append("chunks=" + ck)
+        if kind in ("normal", "uniform", "random"):
+            seed = self.r.choice([0, 1, 2, 7, 42, 12345, 2 ** 32 - 1, self.r.randint(0, 2 ** 32 - 1)])
+            kws.append("seed=%d" % seed)
+        if dt == "float32" or self.chance(0.1):
+            kws.append(self.dtype_kw(dt))
+        self.r.shuffle(kws)
+        st = self.shape_text(shape)
+        if kind in ("ones", "zeros"):
+            args = [st]
+        elif kind == "full":
+            fill = self.r.choice(["3", "-0.25", "2.5", "-7", "0.1", "1e-3", "100", "0", "-1"] * 5
+                                 + ["nan", "inf", "-inf"])
+            args = [st, fill] if self.chance(0.8) else [st, "fill_value=" + fill]
+        elif kind == "random":
+            args = [st] if self.chance(0.7) else ["size=" + st]
+        else:
+            p1, p2 = (self.r.choice([(0, 1), (1, 2), (-2, 0.5), (10, 3), (0, 0), (0.5, 1)]) if kind == "normal"
+                      else self.r.choice([(0, 1), (-1, 1), (2, 5), (-3, -1), (1, 1), (0, 100)]))
+            form = self.r.randint(0, 3)
+            names = ("loc", "scale") if kind == "normal" else ("low", "high")
+            if form == 0:
+                args = [repr(p1), repr(p2), st]
+            elif form == 1:
+                args = [repr(p1), repr(p2), "size=" + st]
+            elif form == 2:
+                args = ["%s=%r" % (names[0], p1), "%s=%r" % (names[1], p2), "shape=" + st]
+            else:
+                args = ["shape=" + st] if (p1, p2) == ((0, 1)) else [repr(p1), repr(p2), "shape=" + st]
+        return Node("%s(%s)" % (kind, ", ".join(args + kws)), shape, dt)
+
+    def arange_leaf(self, shape, big, dt):
+        axis = big[0] if big else self.r.randrange(len(shape))
+        n = shape[axis]
+        start = self.r.choice([0, 0, 1, -3, 2.5, -0.75, 10])
+        step = self.r.choice([1, 1, 1, 2, 0.5, -1, -0.25, 3, -2])
+        if n > 0:
+            stop = start + step * (n - self.r.choice([0, 0.25, 0.5]))
+        else:
+            stop = start - step * self.r.choice([0, 1, 2.5])
+        if start == 0 and step == 1 and float(stop) == int(stop) and self.chance(0.6):
+            args = [repr(int(stop))]
+        elif step == 1 and self.chance(0.5):
+            args = [repr(start), repr(stop)]
+        else:
+            args = [repr(start), repr(stop), repr(step) if self.chance(0.7) else "step=" + repr(step)]
+        kws = []
+        ck = self.chunks((n,))
+        if ck is not None:
+            kws.append("chunks=" + ck)
+        if dt == "float32" or self.chance(0.1):
+            kws.append(self.dtype_kw(dt))
+        text = "arange(%s)" % ", ".join(args + kws)
+        if len(shape) > 1 or self.chance(0.1):
+            subs = ["None"] * len(shape)
+            subs[axis] = ":"
+            text += "[" + ", ".join(subs) + "]"
+        return Node(text, shape, dt)
+
+    # ---- compound expressions ---------------------------------------------------
+
+    def gen(self, shape, depth, dt=None):
+        """An expression of this shape (and dtype, when given)."""
+        shape = tuple(shape)
+        if dt is None:
+            dt = "float32" if self.chance(0.15) else "float64"
+        if depth <= 0 or self.chance(0.12):
+            return self.leaf(shape, dt)
+        kinds = ["binary"] * 6 + ["unary"] * 3 + ["slice"] * 4 + ["reduce"] * 5 + ["rechunk"] * 2 + \
+                ["astype"] * 2 + ["persist"]
+        if len(shape) <= 2:
+            kinds += ["matmul"] * 2 + ["transpose"] * 2
+        if 1 in shape or len(shape) < 4:
+            kinds += ["index"] * 2
+        kind = self.r.choice(kinds)
+        return getattr(self, "g_" + kind)(shape, depth - 1, dt)
+
+    def g_binary(self, shape, depth, dt):
+        op = self.r.choice(["+", "-", "*", "/", "**", "add", "subtract", "multiply", "divide", "power",
+                            "minimum", "maximum", "greater", "+", "-", "*", "/"])
+        ndim = len(shape)
+        if self.chance(0.25):  # one operand a number
+            arr = self.gen(shape, depth, dt)
+            num = self.num_node()
+            if op == "**" or op == "power":
+                num = Node(self.r.choice(["2", "3", "0.5", "-1", "2", "1.5", "0", "-2"]), (), None)
+                num.prec = P_UNARY if num.text.startswith("-") else P_ATOM
+            pair = [arr, num] if self.chance(0.7) else [num, arr]
+        else:
+            sl, sr = [], []
+            for n in shape:
+                if n == 1:
+                    sl.append(1)
+                    sr.append(1)
+                else:
+                    x = self.r.random()
+                    sl.append(1 if 0.6 <= x < 0.8 else n)
+                    sr.append(1 if x >= 0.8 else n)
+            drop = self.r.randint(0, ndim) if self.chance(0.25) else 0
+            side = self.r.choice([sl, sr])
+            other = sr if side is sl else sl
+            for i in range(drop):
+                other[i] = shape[i]
+            del side[:drop]
+            # float32 only when both operands are
+            dts = [dt, dt] if dt == "float32" else self.r.choice(
+                [["float64", "float64"]] * 4 + [["float32", "float64"], ["float64", "float32"]])
+            pair = [self.gen(sl, depth, dts[0]), self.gen(sr, depth, dts[1])]
+        a, b = pair
+        if op in ("+", "-", "*", "/"):
+            p = P_ADD if op in "+-" else P_MUL
+            text = "%s %s %s" % (self.wrap(a, p), op, self.wrap(b, p + 1))
+            return Node(text, shape, dt, p)
+        if op == "**":
+            text = "%s ** %s" % (self.wrap(a, P_ATOM), self.wrap(b, P_UNARY))
+            return Node(text, shape, dt, P_POW)
+        return Node("%s(%s, %s)" % (op, a.text, b.text), shape, dt)
+
+    def g_unary(self, shape, depth, dt):
+        f = self.r.choice(["abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "negative", "-", "-", "+"])
+        a = self.gen(shape, depth, dt)
+        if f in "-+":
+            return Node(f + self.wrap(a, P_UNARY), shape, dt, P_UNARY)
+        return Node("%s(%s)" % (f, a.text), shape, dt)
+
+    def g_rechunk(self, shape, depth, dt):
+        a = self.gen(shape, depth, dt)
+        ck = self.chunks(shape, allow_omit=False)
+        if self.chance(0.2):
+            ck = "chunks=" + ck
+        if self.chance(0.5):
+            return Node("rechunk(%s, %s)" % (a.text, ck), shape, dt)
+        return Node("%s.rechunk(%s)" % (self.wrap(a, P_ATOM), ck), shape, dt)
+
+    def g_persist(self, shape, depth, dt):
+        a = self.gen(shape, depth, dt)
+        if self.chance(0.5):
+            return Node("persist(%s)" % a.text, shape, dt)
+        return Node("%s.persist()" % self.wrap(a, P_ATOM), shape, dt)
+
+    def g_astype(self, shape, depth, dt):
+        src = self.r.choice(["float32", "float64"])
+        a = self.gen(shape, depth, src)
+        d = self.dtype_kw(dt)[len("dtype="):]
+        if d == "None":
+            d = '"float64"'
+        if self.chance(0.2):
+            d = "dtype=" + d
+        if self.chance(0.5):
+            return Node("astype(%s, %s)" % (a.text, d), shape, dt)
+        return Node("%s.astype(%s)" % (self.wrap(a, P_ATOM), d), shape, dt)
+
+    def g_transpose(self, shape, depth, dt):
+        if len(shape) == 0:
+            return self.gen(shape, depth, dt)
+        a = self.gen(tuple(reversed(shape)), depth, dt)
+        if self.chance(0.5):
+            return Node("transpose(%s)" % a.text, shape, dt)
+        return Node("%s.T" % self.wrap(a, P_ATOM), shape, dt)
+
+    def g_matmul(self, shape, depth, dt):
+        k = self.r.choice([0, 1, 2, 3, 4, 5, 7])
+        if len(shape) == 0:
+            sa, sb = (k,), (k,)
+        elif len(shape) == 1:
+            sa, sb = ((shape[0], k), (k,)) if self.chance(0.5) else ((k,), (k, shape[0]))
+        else:
+            sa, sb = (shape[0], k), (k, shape[1])
+        dts = [dt, dt] if dt == "float32" else self.r.choice(
+            [["float64", "float64"]] * 3 + [["float32", "float64"], ["float64", "float32"]])
+        a, b = self.gen(sa, depth, dts[0]), self.gen(sb, depth, dts[1])
+        form = self.r.randint(0, 3)
+        if form == 0:
+            return Node("%s @ %s" % (self.wrap(a, P_MUL), self.wrap(b, P_MUL + 1)), shape, dt, P_MUL)
+        if form == 1:
+            return Node("matmul(%s, %s)" % (a.text, b.text), shape, dt)
+        if form == 2:
+            return Node("dot(%s, %s)" % (a.text, b.text), shape, dt)
+        return Node("%s.dot(%s)" % (self.wrap(a, P_ATOM), b.text), shape, dt)
+
+    def g_reduce(self, shape, depth, dt):
+        op = self.r.choice(["sum", "mean", "min", "max", "var", "std"])
+        nd = len(shape)
+        opts = []
+        if nd == 0:
+            opts.append("full")
+        if nd > 0 and all(n == 1 for n in shape):
+            opts.append("full_keep")
+        if nd < 4:
+            opts += ["axis"] * 2
+        if 1 in shape:
+            opts.append("axis_keep")
+        if not opts:  # 4 axes, none of length 1
+            return self.gen(shape, depth, dt)
+        how = self.r.choice(opts)
+        nonempty = op in ("min", "max")
+        keep, axis = False, None
+        if how == "full":
+            src = self.shape(self.r.randint(0, 4))
+            if nonempty and prod(src) == 0:
+                src = tuple(max(1, n) for n in src)
+            count = prod(src)
+            if len(src) == 1 and self.chance(0.3):  # the only axis: a full reduction
+                axis = 0
+        elif how == "full_keep":
+            keep = True
+            src = tuple(self.length(self.room(shape)) for _ in shape)
+            if nonempty:
+                src = tuple(max(1, n) for n in src)
+            count = prod(src)
+        elif how == "axis":
+            axis = self.r.randint(0, nd)
+            m = self.length(self.room(shape))
+            if nonempty:
+                m = max(1, m)
+            src = shape[:axis] + (m,) + shape[axis:]
+            count = m
+        else:
+            keep = True
+            axis = self.r.choice([i for i, n in enumerate(shape) if n == 1])
+            m = self.length(self.room(shape))
+            if nonempty:
+                m = max(1, m)
+            src = shape[:axis] + (m,) + shape[axis + 1:]
+            count = m
+        a = self.gen(src, depth, dt)
+        args = []
+        if axis is not None:
+            ax = axis - len(src) if self.chance(0.3) else axis
+            args.append(("axis", str(ax)))
+        elif self.chance(0.15):
+            args.append(("axis", "None"))
+        if keep or self.chance(0.1):
+            args.append(("keepdims", "True" if keep else "False"))
+        if op in ("var", "std") and self.chance(0.6):
+            # not ddof < 0 over nothing: tessera gives 0 (its formula's empty sum over
+            # n - ddof > 0), NumPy NaN (the mean of nothing): var(ones((0, 2)), axis=0, ddof=-1)
+            ddofs = [0, 1, 1, 2, 3] + ([-1] if count > 0 else [])
+            args.append(("ddof", str(self.r.choice(ddofs))))
+        parts = []
+        for i, (k, v) in enumerate(args):
+            if k == "axis" and i == 0 and self.chance(0.3):
+                parts.append(v)
+            else:
+                parts.append("%s=%s" % (k, v))
+        if self.chance(0.6):
+            return Node("%s(%s)" % (op, ", ".join([a.text] + parts)), shape, dt)
+        return Node("%s.%s(%s)" % (self.wrap(a, P_ATOM), op, ", ".join(parts)), shape, dt)
+
+    def g_slice(self, shape, depth, dt):
+        """x[subscripts] of this shape: slices (any step, out-of-range bounds), integers, None."""
+        for maxstep in (3, 1):
+            subs, src = [], []  # subs: (text, source axis length or None)
+            for t in shape:
+                if t == 1 and self.chance(0.3):
+                    subs.append(("None", None))
+                else:
+                    subs.append(self.slice_for(t, maxstep))
+            nslices = sum(1 for _, n in subs if n is not None)
+            nint = 0
+            while nslices + nint < 4 and self.chance(0.3 if shape else 0.7):
+                nint += 1
+            if nslices + nint == 0:
+                return self.gen(shape, depth, dt)
+            for _ in range(nint):  # an integer index removes a source axis
+                m = max(1, self.length(8))
+                j = self.r.randrange(m)
+                subs.insert(self.r.randint(0, len(subs)), (str(j - m if self.chance(0.4) else j), m))
+            src = tuple(n for _, n in subs if n is not None)
+            if prod(src) <= 2000:
+                break
+        # trailing whole axes may go without a subscript
+        while len(subs) > 1 and subs[-1][0] == ":" and self.chance(0.5):
+            subs.pop()
+        a = self.gen(src, depth, dt)
+        return Node("%s[%s]" % (self.wrap(a, P_ATOM), ", ".join(t for t, _ in subs)), shape, dt)
+
+    def slice_for(self, t, maxstep=3):
+        """(text, n): a slice of an axis of length n that selects t elements."""
+        step = self.r.choice([s for s in (1, 1, 1, 2, 3, -1, -1, -2, -3) if abs(s) <= maxstep])
+        a = abs(step)
+        if t == 0:
+            n = self.length()
+            for _ in range(200):
+                lo = self.r.choice([None] + list(range(-n - 3, n + 4)))
+                hi = self.r.choice([None] + list(range(-n - 3, n + 4)))
+                if len(range(n)[slice(lo, hi, step)]) == 0:
+                    return self.slice_text(lo, hi, step), n
+            return "%d:%d" % (n, n), n
+        n = (t - 1) * a + 1 + self.r.randint(0, 3 if maxstep > 1 else 1)
+        if step > 0:
+            first = self.r.randint(0, n - (t - 1) * a - 1)
+            last = first + (t - 1) * step
+            lo, hi = first, self.r.randint(last + 1, last + a)  # exclusive end
+            if lo == 0 and self.chance(0.5):
+                lo = None
+            elif self.chance(0.3):
+                lo = lo - n
+            if hi >= n:
+                hi = self.r.choice([None, n, n + self.r.randint(1, 9)])
+            elif self.chance(0.3):
+                hi = hi - n
+        else:
+            first = self.r.randint((t - 1) * a, n - 1)
+            last = first + (t - 1) * step
+            lo, hi = first, self.r.randint(last - a, last - 1)
+            if lo == n - 1 and self.chance(0.5):
+                lo = self.r.choice([None, n + self.r.randint(0, 9)])
+            elif self.chance(0.3):
+                lo = lo - n
+            if hi < 0:  # before the first element
+                hi = self.r.choice([None, -n - 1 - self.r.randint(0, 9)])
+            elif self.chance(0.3):
+                hi = hi - n
+        got = len(range(n)[slice(lo, hi, step)])
+        assert got == t, (n, lo, hi, step, t, got)
+        return self.slice_text(lo, hi, step), n
+
+    def slice_text(self, lo, hi, step):
+        s = "" if lo is None else str(lo)
+        s += ":" + ("" if hi is None else str(hi))
+        if step != 1 or self.chance(0.15):
+            s += ":" + str(step)
+        return s
+
+    def g_index(self, shape, depth, dt):
+        """x[..., i, ...] removing an axis, or x[..., None, ...] adding one."""
+        if 1 in shape and self.chance(0.5):
+            p = self.r.choice([k for k, n in enumerate(shape) if n == 1])
+            src = shape[:p] + shape[p + 1:]
+            subs = [":"] * p + ["None"]
+        elif len(shape) < 4:
+            p = self.r.randint(0, len(shape))
+            m = max(1, self.length(self.room(shape)))
+            j = self.r.randrange(m)
+            src = shape[:p] + (m,) + shape[p:]
+            subs = [":"] * p + [str(j - m if self.chance(0.5) else j)]
+        else:
+            return self.gen(shape, depth, dt)
+        a = self.gen(src, depth, dt)
+        return Node("%s[%s]" % (self.wrap(a, P_ATOM), ", ".join(subs)), shape, dt)
+
+    def case(self):
+        nd = self.r.choice([0, 1, 1, 2, 2, 3, 4])
+        shape = self.shape(nd)
+        return self.gen(shape, self.r.randint(1, 4))
+
+
+# =============================================================================
+# Constructs left out because of known tessera bugs (the # BUG: lines)
+# =============================================================================
+
+
+def excluded(ev, seen):
+    """Why a generated case (evaluated by ev) is left out, or None. seen: the identities
+    of the subscripted expressions of the cases before it."""
+    if ev.bugs:  # var/std over a length-1 axis: see Evaluator.call
+        return ev.bugs[0]
+    # (A subscripted expression written twice once deadlocked 2+ ranks: hash-consing
+    # compared subscripts with memcmp, padding bytes included. Found here, fixed.)
+    return None
+
+
+def cases_of(seed, ncases, only):
+    """[(K, text)]: the regression cases, then ncases random ones (or only those listed).
+    Case K depends on the cases before it (see excluded()), never on those after it."""
+    total = len(REGRESSION) + ncases
+    last = max(only) if only else total - 1
+    seen = set()
+    out = []
+    for k in range(last + 1):
+        if k < len(REGRESSION):
+            text = REGRESSION[k]
+            ev = Evaluator(None)
+            evaluate(text, ev)
+        else:
+            g = Gen(seed, k)
+            for _ in range(100):  # a case that runs into a known bug is drawn again
+                text = g.case().text
+                ev = Evaluator(None)
+                try:
+                    evaluate(text, ev)
+                except FuzzError as exc:
+                    raise FuzzError("case %d: generator bug: %s: %s" % (k, exc, text)) from None
+                if excluded(ev, seen) is None:
+                    break
+            else:
+                text = "full((), %d)" % k
+                ev = Evaluator(None)
+        seen.update(ev.select_keys)
+        if only is None or k in only:
+            out.append((k, text))
+    return out
+
+
+def random_keys(cases):
+    ev = Evaluator(None)
+    for _, text in cases:
+        evaluate(text, ev)
+    return ev.random_keys
+
+
+def input_name(i):
+    return "in%d" % i
+
+
+def input_job(keys):
+    lines = []
+    for i, (kind, p1, p2, shape, seed) in enumerate(keys):
+        lines.append("%s = %s(%r, %r, %s, chunks=-1, seed=%d)" % (
+            input_name(i), kind, p1, p2, "(" + "".join("%d, " % n for n in shape) + ")", seed))
+    return "\n".join(lines or ["nothing = 0"]) + "\n"
+
+
+def job_text(cases):
+    return "".join("r%d = %s\n" % (k, text) for k, text in cases)
+
+
+# =============================================================================
+# Commands
+# =============================================================================
+
+
+def parse_only(s):
+    if not s:
+        return None
+    return [int(x) for x in s.replace(",", " ").split()]
+
+
+def cmd_gen(args):
+    try:
+        cases = cases_of(args.seed, args.cases, parse_only(args.only))
+    except FuzzError as exc:
+        sys.exit("diff_fuzz: %s" % exc)
+    with open(os.path.join(args.dir, "job.tsr"), "w") as f:
+        f.write(job_text(cases))
+    with open(os.path.join(args.dir, "inputs.tsr"), "w") as f:
+        f.write(input_job(random_keys(cases)))
+    print("# seed %d: %d cases (%d regression), job.tsr and inputs.tsr written" % (
+        args.seed, len(cases), sum(1 for k, _ in cases if k < len(REGRESSION))))
+
+
+def repro_lines(args, k, text, mode):
+    here = os.path.abspath(__file__)
+    tessera = os.path.normpath(os.environ.get("TESSERA", "tessera"))
+    script = os.path.join(os.path.dirname(here), "diff_fuzz.sh")
+    flags = " --no-fuse" if mode.startswith("nofuse") else ""
+    pre = ""
+    if mode.endswith("-3"):
+        pre = "%s -np 3 --oversubscribe " % os.environ.get("MPIEXEC", "mpiexec")
+    return [
+        "reproduce: FUZZ_SEED=%d FUZZ_ONLY=%d TESSERA=%s sh %s" % (args.seed, k, tessera, script),
+        "      or: %s%s --quiet%s eval '(%s)'" % (pre, tessera, flags, text),
+        "   whole run: FUZZ_SEED=%d FUZZ_CASES=%d TESSERA=%s sh %s" % (args.seed, args.cases, tessera, script),
+    ]
+
+
+def fmt(v):
+    """A value on one line: repr-exact numbers, flattened (row-major), 24 of them at most."""
+    v = np.asarray(v, dtype=np.float64)
+    flat = [repr(float(x)) for x in v.ravel()[:24]]
+    more = " ... (%d in all)" % v.size if v.size > 24 else ""
+    if v.ndim == 0:
+        return flat[0]
+    return ("flat " if v.ndim > 1 else "") + "[" + ", ".join(flat) + "]" + more
+
+
+def compare(ref, got):
+    """A list of problems of got (an h5py dataset's value and dtype) against ref (an Arr)."""
+    gv, gdt = got
+    probs = []
+    if gv.shape != ref.v.shape:
+        return ["shape %s, expected %s" % (gv.shape, ref.v.shape)]
+    if str(gdt) != ref.dt:
+        probs.append("dtype %s, expected %s" % (gdt, ref.dt))
+    g = np.asarray(gv, dtype=np.float64)
+    x, e = ref.v, ref.e
+    with np.errstate(all="ignore"):
+        bad = np.zeros(x.shape, dtype=bool)
+        known = ~np.isinf(e)
+        xn, gn = np.isnan(x), np.isnan(g)
+        bad |= known & xn & ~gn
+        bad |= known & ~xn & np.isinf(x) & (g != x)
+        fx = known & np.isfinite(x)
+        bad |= fx & ~np.isfinite(g)
+        bad |= fx & np.isfinite(g) & (np.abs(g - x) > TOL_FACTOR * e)
+    if bad.any():
+        idx = np.argwhere(bad)
+        for ii in idx[:5]:
+            t = tuple(ii)
+            probs.append("at %s: got %r, expected %r (bound %.3g)" % (
+                list(t), float(g[t]), float(x[t]), TOL_FACTOR * float(e[t])))
+        if len(idx) > 5:
+            probs.append("... %d of %d elements differ" % (len(idx), x.size))
+    return probs
+
+
+def cmd_check(args):
+    import h5py
+
+    cases = cases_of(args.seed, args.cases, parse_only(args.only))
+    keys = random_keys(cases)
+    inputs = {}
+    with h5py.File(os.path.join(args.dir, "inputs.h5"), "r") as f:
+        for i, key in enumerate(keys):
+            inputs[key] = np.asarray(f[input_name(i)][()], dtype=np.float64)
+    results = {}
+    for spec in args.results:
+        mode, path = spec.split("=", 1)
+        if mode not in MODES:
+            sys.exit("diff_fuzz: unknown mode %s (modes: %s)" % (mode, ", ".join(MODES)))
+        excl = set()
+        if os.path.exists(path + ".excluded"):
+            with open(path + ".excluded") as f:
+                excl = {int(x) for x in f.read().split()}
+        if not os.path.exists(path):
+            print("# %s: no results file (the job failed)" % mode)
+            continue
+        vals = {}
+        with h5py.File(path, "r") as f:
+            for k, _ in cases:
+                name = "r%d" % k
+                if name in f:
+                    ds = f[name]
+                    vals[k] = (np.asarray(ds[()]), ds.dtype)
+        results[mode] = (vals, excl)
+    nbad = 0
+    nvalues = 0
+    kinds = [0, 0, 0]  # reference values: exact (bound 0), within a bound, unconstrained
+    for k, text in cases:
+        ev = Evaluator(inputs)
+        try:
+            with np.errstate(all="ignore"):
+                ref = evaluate(text, ev)
+        except FuzzError as exc:
+            print("diff_fuzz: case %d: NumPy side refuses: %s: %s" % (k, exc, text))
+            nbad += 1
+            continue
+        if not isinstance(ref, Arr):
+            ref = Arr(np.float64(ref), 0.0, "float64")  # a number: written as float64
+        kinds[0] += int(np.sum(ref.e == 0))
+        kinds[2] += int(np.sum(np.isinf(ref.e)))
+        kinds[1] += ref.e.size - int(np.sum(ref.e == 0)) - int(np.sum(np.isinf(ref.e)))
+        for mode, (vals, excl) in results.items():
+            if k in excl:
+                continue
+            problems = []
+            if k not in vals:
+                problems = ["r%d is not in the results file" % k]
+                got = None
+            else:
+                got = vals[k]
+                problems = compare(ref, got)
+                nvalues += ref.v.size
+            if problems:
+                nbad += 1
+                print("MISMATCH seed=%d case=%d mode=%s" % (args.seed, k, mode))
+                print("  expr: r%d = %s" % (k, text))
+                for p in problems:
+                    print("  " + p)
+                print("  numpy:   shape %s %s %s" % (ref.v.shape, ref.dt, fmt(ref.v)))
+                if got is not None:
+                    print("  tessera: shape %s %s %s" % (got[0].shape, got[1], fmt(got[0])))
+                for line in repro_lines(args, k, text, mode):
+                    print("  " + line)
+        # bitwise across rank counts, mode by mode
+        for m in ("fused", "nofuse"):
+            one, three = results.get(m + "-1"), results.get(m + "-3")
+            if not one or not three or k not in one[0] or k not in three[0]:
+                continue
+            a, b = one[0][k], three[0][k]
+            if a[0].shape != b[0].shape or a[1] != b[1] or a[0].tobytes() != b[0].tobytes():
+                nbad += 1
+                print("MISMATCH seed=%d case=%d: %s results differ between 1 and 3 ranks" % (args.seed, k, m))
+                print("  expr: r%d = %s" % (k, text))
+                print("  1 rank:  %s %s" % (a[1], fmt(a[0])))
+                print("  3 ranks: %s %s" % (b[1], fmt(b[0])))
+                for line in repro_lines(args, k, text, m + "-3"):
+                    print("  " + line)
+    print("# seed %d: %d cases (%d values: %d exact, %d within a bound, %d unconstrained), "
+          "%d values compared in %d mode(s), %d problem(s)" % (
+              args.seed, len(cases), sum(kinds), kinds[0], kinds[1], kinds[2], nvalues,
+              len(results), nbad))
+    sys.exit(1 if nbad else 0)
+
+
+def cmd_isolate(args):
+    cmd = args.command
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    cases = cases_of(args.seed, args.cases, parse_only(args.only))
+    texts = dict(cases)
+    runs = [0]
+
+    def run(ks, out):
+        runs[0] += 1
+        job = os.path.join(args.dir, "isolate.tsr")
+        with open(job, "w") as f:
+            f.write(job_text([(k, texts[k]) for k in ks]))
+        if os.path.exists(out):
+            os.remove(out)
+        # its own process group, so that a hung launcher goes with its ranks
+        p = subprocess.Popen(cmd + ["run", job, "-o", out], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            _, err = p.communicate(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return False, "timed out after %d s (a hang)" % args.timeout
+        return p.returncode == 0, "exit %d: %s" % (p.returncode, err.decode(errors="replace")[-600:])
+
+    def bisect(ks):
+        if len(ks) == 1:
+            return ks
+        half = len(ks) // 2
+        for part in (ks[:half], ks[half:]):
+            ok, _ = run(part, os.path.join(args.dir, "isolate.h5"))
+            if not ok:
+                return bisect(part)
+        return ks  # they fail only together
+
+    left = [k for k, _ in cases]
+    culprits = []
+    out = os.path.abspath(args.mode + ".h5")
+    while left and len(culprits) < 8:
+        ok, why = run(left, out)
+        if ok:
+            break
+        bad = bisect(left)
+        _, why = run(bad, os.path.join(args.dir, "isolate.h5"))
+        culprits += bad
+        if len(bad) > 1:
+            print("JOB FAILURE seed=%d cases %s mode=%s fail only together (%d cases): %s" % (
+                args.seed, ",".join(map(str, bad[:10])) + (",..." if len(bad) > 10 else ""),
+                args.mode, len(bad), why.strip()))
+            print("  whole run: FUZZ_SEED=%d FUZZ_CASES=%d sh %s" % (
+                args.seed, args.cases, os.path.join(os.path.dirname(os.path.abspath(__file__)), "diff_fuzz.sh")))
+            break
+        k = bad[0]
+        print("JOB FAILURE seed=%d case=%d mode=%s: %s" % (args.seed, k, args.mode, why.strip()))
+        print("  expr: r%d = %s" % (k, texts[k]))
+        for line in repro_lines(args, k, texts[k], args.mode):
+            print("  " + line)
+        left = [k for k in left if k not in bad]
+    with open(out + ".excluded", "w") as f:
+        f.write(" ".join(map(str, culprits)) + "\n")
+    print("# %s: %d failing case(s) isolated in %d runs" % (args.mode, len(culprits), runs[0]))
+    sys.exit(1 if culprits else 0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("gen", "check", "isolate"):
+        p = sub.add_parser(name)
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--cases", type=int, default=200, help="random cases (after the regression cases)")
+        p.add_argument("--only", default="", help="only these case numbers (comma-separated)")
+        p.add_argument("--dir", default=".")
+        if name == "check":
+            p.add_argument("results", nargs="*", help="MODE=FILE.h5")
+        if name == "isolate":
+            p.add_argument("--mode", required=True)
+            p.add_argument("--timeout", type=int, default=120)
+            p.add_argument("command", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    {"gen": cmd_gen, "check": cmd_check, "isolate": cmd_isolate}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
