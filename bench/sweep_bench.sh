@@ -20,11 +20,11 @@
 #    whole command (date +%s.%N): process and MPI start-up, every trial's load
 #    of X from w5.h5 and its persist, the fits, the journal and the table.
 #    "sum of trial s" adds up the table's trials/seconds (each trial's own
-#    time: its load, persist and fit), "sum of fit s" the fits' own seconds
-#    (X already held; the attribute `seconds` of coef in each trial's journal
-#    file). Not yet in tessera: each trial loads and persists X again (a sweep
-#    does not keep the data that no param touches between its trials), and
-#    each pass over X serves one lambda (no batching of lambdas).
+#    time: the first trial of a group loads and holds X and y, the later ones
+#    take them over, trials/reused_bytes; then the fit), "sum of fit s" the
+#    fits' own seconds (X already held; the attribute `seconds` of coef in
+#    each trial's journal file). Not yet in tessera: each pass over X serves
+#    one lambda (no batching of lambdas).
 # 3. peers (sweep_peers.py; see its header), each a loop over the NLAM values
 #    in the same order, timed as a whole after one untimed warm-up fit, the
 #    data already in memory (on the GPU for PyTorch): scikit-learn
@@ -257,7 +257,7 @@ TABLE=$(
 sk=$(printf '%s\n' "${rows[@]}" | awk -F'|' '$2 == "scikit-learn lbfgs loop" {print $4}')
 SUMMARY=$(
   echo "- lambdas: $NLAM values np.logspace($lo, $hi, $NLAM) = $lam_lo ... $lam_hi (%.17g); rel. diff against: $(sed -n 's/^reference //p' "$work/peers.txt"); peers: $(sed -n 's/^info //p' "$work/peers.txt")"
-  echo "- tessera: total s = wall clock of the whole sweep command (start-up, each trial's load and persist of X, the fits, journal and table); sum of trial s = the table's trials/seconds; sum of fit s = the fits' own seconds (X held)"
+  echo "- tessera: total s = wall clock of the whole sweep command (start-up, X and y loaded and held once per group, the fits, journal and table); sum of trial s = the table's trials/seconds; sum of fit s = the fits' own seconds (X held)"
   if [ "$SINGLE" -gt 0 ]; then
     echo "- single fits (\`tessera run --set lam=V\`, 1 rank) bitwise equal to their trial: $nequal of $((nequal + ndiffer)) comparisons$(
       awk '$1 == "single" && $5 != "equal" {printf "; %s trial %s (lam %s) %s %s", $2, $3, $4, $5, $6}' "$work/peers.txt")"
