@@ -289,6 +289,22 @@ static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
   return TSR_OK;
 }
 
+/* Interprets prog with opt's --set values into ip (initialized here; the
+ * caller frees it): every --set must have been taken by a param(). */
+static int interpret(const tsr_options *opt, const tsr_source *src, const ast_program *prog,
+                     struct tsr_interp *ip) {
+  tsr_job_interp_init(ip, src, opt->seed);
+  unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
+  ip->ctx.sets = opt->sets;
+  ip->ctx.nsets = used ? opt->nsets : 0;
+  ip->ctx.set_used = used;
+  int st = used ? tsr_interp_program(ip, prog) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (st == TSR_OK) st = tsr_params_check_used(&ip->ctx);
+  free(used);
+  ip->ctx.set_used = NULL;
+  return st;
+}
+
 int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE *out) {
   double t0 = tsr_comm_time(), mark = tsr_trace_now();
   timings t = {0};
@@ -296,16 +312,8 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   ast_program prog;
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
-  tsr_job_interp_init(&ip, &src, opt->seed);
-  unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
-  ip.ctx.sets = opt->sets;
-  ip.ctx.nsets = used ? opt->nsets : 0;
-  ip.ctx.set_used = used;
   tsr_exec ex;
-  int st = used ? tsr_interp_program(&ip, &prog) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (st == TSR_OK) st = tsr_params_check_used(&ip.ctx);
-  free(used);
-  ip.ctx.set_used = NULL;
+  int st = interpret(opt, &src, &prog, &ip);
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
@@ -363,21 +371,13 @@ int tsr_job_params(const tsr_options *opt, const char *name, const char *text, c
   ast_program prog;
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
-  tsr_job_interp_init(&ip, &src, opt->seed);
-  unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
-  ip.ctx.sets = opt->sets;
-  ip.ctx.nsets = used ? opt->nsets : 0;
-  ip.ctx.set_used = used;
-  int st = used ? tsr_interp_program(&ip, &prog) : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (st == TSR_OK) st = tsr_params_check_used(&ip.ctx);
+  int st = interpret(opt, &src, &prog, &ip);
   if (st == TSR_OK && tsr_save_count() > 0)
     st = TSR_ERROR(TSR_ERR_VALUE,
                    "%s: save() in a sweep would write the same file in every trial: the "
                    "sweep keeps each trial's small results instead",
                    name);
   snprintf(params, n, "%s", ip.ctx.params);
-  free(used);
-  ip.ctx.set_used = NULL;
   tsr_interp_free(&ip);
   tsr_ast_program_free(&prog);
   tsr_nodes_free_all();
