@@ -472,8 +472,10 @@ int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads) {
                      (long long)tsr_grid_max_chunk_elems(&x->grid), per / 1e6, limit / 1e6,
                      (long long)(fit > 0 ? fit : 1));
   }
-  int t = (int)(limit / per);
-  *threads = t < ex->threads ? t : ex->threads;
+  /* limit / per may pass INT_MAX (64 GB over the 8 bytes of a one-element
+   * chunk): compared as a double, never converted while that large. */
+  double fit = limit / per;
+  *threads = fit < (double)ex->threads ? (int)fit : ex->threads;
   return TSR_OK;
 }
 

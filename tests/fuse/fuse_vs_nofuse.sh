@@ -93,6 +93,16 @@ compare f1.dump n2.dump || fail "fused (1 rank) and --no-fuse (2 ranks) differ"
 # Fused values are identical on 1 and 2 ranks (DESIGN.md, Determinism).
 cmp -s f1.dump f2.dump || fail "fused results differ between 1 and 2 ranks"
 
+# A node with more memory than --no-fuse's worker count fits in an int:
+# 64 GB over the 8 bytes of a one-element or empty chunk once made the
+# OpenMP thread count wrap (a crash on the GPU node, libgomp asking for
+# 481 GB here). The values are NumPy's.
+expect_eq "$(tsr --mem-limit=64G --no-fuse eval 'sum(ones(0))')" 0 "sum(ones(0)) under a 64 GB limit"
+expect_eq "$(tsr --mem-limit=64G --no-fuse eval 'exp(full(1, 10).mean(axis=0))')" 22026.465794806718 \
+  "exp(full(1, 10).mean(axis=0)) under a 64 GB limit"
+expect_eq "$(tsr --mem-limit=64G --no-fuse eval 'sin(zeros((1, 1, 1)).sum(axis=1))')" "[[0.]]" \
+  "sin(zeros((1, 1, 1)).sum(axis=1)) under a 64 GB limit"
+
 # The files say which mode made them.
 expect_eq "$("$H5READ" f1.h5 --attr fused)" yes "fused attribute of a fused run"
 expect_eq "$("$H5READ" n2.h5 --attr fused)" no "fused attribute of a --no-fuse run"
