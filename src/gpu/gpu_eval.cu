@@ -55,13 +55,16 @@ template <bool CHAIN> __global__ void eval_kernel(dprog p, dbox b, long long cou
  * stream. A queued kernel's failure shows at the thread's next wait. Waits
  * here also to give uploaded DATA leaves back to the pool. */
 int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out) {
+  long long n = 1;
+  for (int a = 0; a < p->ndim; a++) n *= extent[a];
+  /* An empty box reads nothing: --no-fuse does not even fill its leaves'
+   * chunk sets (exec/nofuse.c), so there is no program to upload. */
+  if (n <= 0) return TSR_OK;
   tsr_gpu_bind_device();
   dprog d;
   TSR_CHECK(tsr_gpu_prog_upload(p, &d));
-  long long n = 1;
-  for (int a = 0; a < p->ndim; a++) n *= extent[a];
   int st = TSR_OK;
-  if (n > 0) {
+  {
     long long pairs = (n + 1) / 2;
     unsigned blocks = (unsigned)((pairs + THREADS - 1) / THREADS);
     dbox b = tsr_gpu_make_box(p->ndim, start, extent);

@@ -35,7 +35,7 @@ static int table_chunks(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
     return TSR_ERROR(TSR_ERR_BACKEND, "an operation reads more than %d arrays of chunks",
                      MAX_TABLES);
   dchunks *t = &d->tab[*ntab];
-  t->n = l->chunks->n;
+  t->n = l->chunks ? l->chunks->n : 0; /* none filled: an empty box */
   for (int c = 0; c < t->n; c++) {
     for (int b = 0; b < l->base_ndim; b++) {
       t->start[c][b] = l->chunks->start[c][b];
