@@ -27,8 +27,9 @@
  *   fuzz_jobs --replay FILE...                           files as they are
  *   fuzz_jobs --list                                     the extremes
  *
- * --mem-limit (default 4096 MB; 0: none) bounds the address space, so that
- * the allocation for a huge shape fails as it would on a small machine
+ * --mem-limit (default 4096 MB; 0: none) bounds the address space beyond
+ * what is mapped at the start (and room for a job's threads), so that the
+ * allocation for a huge shape fails as it would on a small machine
  * (AddressSanitizer builds get max_allocation_size_mb instead, see
  * __asan_default_options). --verbose prints every input's outcome.
  *
@@ -187,6 +188,27 @@ const char *__ubsan_default_options(void) {
   return "halt_on_error=1:abort_on_error=1:print_stacktrace=1";
 }
 
+#ifndef __SANITIZE_ADDRESS__
+/* The address space mapped now (MPI and, in a CUDA build, the CUDA
+ * libraries: gigabytes on a GPU node), which the bound comes on top of. */
+static rlim_t address_space_now(void) {
+  unsigned long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+    fclose(f);
+  }
+  return (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+}
+
+/* What the worker threads of a job map before they allocate anything: a
+ * stack (8 MiB) and a malloc arena (64 MiB) each, one per core. */
+static rlim_t thread_headroom(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return (rlim_t)(cores > 0 ? cores : 1) * ((rlim_t)72 << 20);
+}
+#endif
+
 static void install_handlers(unsigned long long mem_mb) {
   /* The handlers run on their own stack, so that a stack overflow is
    * reported too (unless a sanitizer has set up one already). */
@@ -222,7 +244,7 @@ static void install_handlers(unsigned long long mem_mb) {
   /* Allocations the size of a huge shape fail (tessera reports "out of
    * memory") instead of taking the machine's memory. */
   if (mem_mb && getrlimit(RLIMIT_AS, &rl) == 0) {
-    rlim_t want = (rlim_t)mem_mb << 20;
+    rlim_t want = address_space_now() + ((rlim_t)mem_mb << 20) + thread_headroom();
     if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > want) {
       rl.rlim_cur = want;
       setrlimit(RLIMIT_AS, &rl);
@@ -883,6 +905,10 @@ static int run_input(long index, const char *text, const char *what, int verbose
   tsr_options opt;
   tsr_options_default(&opt);
   opt.quiet = 1;
+  /* The front end is the same for every backend, and the CUDA runtime
+   * reserves far more address space than the --mem-limit bound leaves
+   * (cuInit fails with "out of memory" under it on a GPU node). */
+  opt.backend = TSR_BACKEND_CPU;
   char params[4096];
   cur_index = (sig_atomic_t)index;
   tsr_error_clear();
