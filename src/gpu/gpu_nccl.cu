@@ -18,6 +18,7 @@ extern "C" {
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_nccl.h"
 }
+#include "gpu/gpu_device.h" /* C++ declarations, as gpu_memory.cu defines them */
 
 static ncclComm_t comm;
 static int started, nranks, me;
@@ -32,6 +33,7 @@ static int grow_device(char **p, size_t *have, size_t want) {
   *have = 0;
   CUDA_CHECK(cudaMalloc((void **)p, want));
   *have = want;
+  tsr_gpu_sample_memory(); /* outside the pool, but in the peak the summary shows */
   return TSR_OK;
 }
 

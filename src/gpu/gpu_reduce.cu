@@ -10,12 +10,16 @@
  * model, the GPU count and the rank count. A thread waits once per launch,
  * for the partials the host combines.
  */
+#include <limits.h>
+#include <time.h>
+
 #include "gpu/gpu_prog.cuh"
 
 /* Per-thread accumulation specialized by reduction kind: sums add, extremes
  * compare, moments update by Welford; merged into tsr_stat at the end. */
 template <int KIND> struct accum {
   double n = 0, a = 0, b = 0;
+  __device__ void load(const tsr_stat &s) { n = s.n, a = s.a, b = s.b; }
   __device__ void add(double x) {
     if (KIND == RED_SUM || KIND == RED_MEAN) {
       a += x;
@@ -32,27 +36,49 @@ template <int KIND> struct accum {
   __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
 };
 
+/* A slice of a full reduction's launch (see reduce_sliced): each thread
+ * takes its iterations j0 <= j < j1 only, its running state kept in state
+ * (one per thread of every block) between slices; the last slice combines.
+ * Unsliced: j0 = 0, j1 = LLONG_MAX, state NULL, last 1. */
+struct slice_args {
+  long long j0, j1;
+  tsr_stat *state;
+  int last;
+};
+
 /* Full reduction: block (x = part, y = chunk) reduces a fixed contiguous
  * range of the chunk's elements; thread t takes every THREADS-th of them in
- * order; the block's threads combine by a fixed tree. */
+ * order; the block's threads combine by a fixed tree. A sliced launch
+ * gives each thread the same elements in the same order: the same bits. */
 template <int KIND, bool CHAIN>
 __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
-                                   const int *nparts, tsr_stat *out, long long out_stride) {
+                                   const int *nparts, tsr_stat *out, long long out_stride,
+                                   slice_args sl) {
   __shared__ tsr_stat part[THREADS];
   int chunk = blockIdx.y, t = threadIdx.x;
   int nb = nparts[chunk];
+  long long me = ((long long)chunk * gridDim.x + blockIdx.x) * THREADS + t;
   accum<KIND> acc;
+  if (sl.state && sl.j0 > 0) acc.load(sl.state[me]);
   if ((int)blockIdx.x < nb) {
     long long n = counts[chunk];
     long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
     const dbox &b = boxes[chunk];
     long long idx[TSR_MAXDIM];
-    long long i = lo + t;
-    if (i < hi) box_coords(b, p.ndim, i, idx);
-    for (; i < hi; i += THREADS) {
+    long long i = lo + t + sl.j0 * THREADS, end = hi;
+    if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1) {
+      long long stop = lo + t + sl.j1 * THREADS;
+      if (stop < end) end = stop;
+    }
+    if (i < end) box_coords(b, p.ndim, i, idx);
+    for (; i < end; i += THREADS) {
       acc.add(element<CHAIN>(p, idx));
       box_next(b, p.ndim, idx, THREADS);
     }
+  }
+  if (!sl.last) {
+    sl.state[me] = acc.stat();
+    return;
   }
   part[t] = acc.stat();
   __syncthreads();
@@ -65,25 +91,26 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
 
 template <bool CHAIN>
 static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
-                               const long long *c, const int *np, tsr_stat *out, long long stride) {
+                               const long long *c, const int *np, tsr_stat *out, long long stride,
+                               slice_args sl) {
   switch (kind) {
   case RED_SUM:
-    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_SUM, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   case RED_MEAN:
-    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MEAN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   case RED_MIN:
-    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MIN, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   case RED_MAX:
-    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_MAX, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   case RED_VAR:
-    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_VAR, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   default:
-    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride);
+    reduce_full_kernel<RED_STD, CHAIN><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   }
 }
@@ -121,6 +148,12 @@ static int parts_for(long long n) {
  * (dout, copied back into pinned hout). */
 #define GROUP 64
 #define MAX_PARTS 1024
+/* Elements of one launch over several chunks (W1's and W2's 64 chunks of
+ * 2.5e7 selected elements: 1.6e9, about 25 ms on an H200); a launch of one
+ * chunk over SLICE_ELEMS is sliced to about SLICE_S of device time. */
+#define GROUP_ELEMS (1LL << 31)
+#define SLICE_ELEMS (1LL << 28)
+#define SLICE_S 0.025
 #define LAUNCH_IN_BYTES (GROUP * (sizeof(dbox) + sizeof(long long) + sizeof(int)))
 
 struct launch_scratch {
@@ -164,6 +197,7 @@ static int scratch_create(launch_scratch *s) {
   if (st == TSR_OK)
     st = CUDA_STATUS(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
   if (st != TSR_OK) scratch_destroy(s);
+  tsr_gpu_sample_memory(); /* outside the pool, but in the peak the summary shows */
   return st;
 }
 
@@ -232,21 +266,71 @@ static void timer_end(kernel_timer *t, int ok, tsr_trace_args args) {
   cudaEventDestroy(t->ev[1]);
 }
 
+static void launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s, int maxparts,
+                         slice_args sl) {
+  if (d->chain)
+    launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+  else
+    launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One launch too long to wait for in one piece (a chunk of billions of
+ * elements: Ctrl-C or a batch system's SIGTERM would wait for all of it),
+ * as slices of each thread's iterations, the host waiting for each and
+ * looking at the interrupt flag in between. A slice's length adapts to
+ * SLICE_S of device time. Each thread still takes the same elements in the
+ * same order, with its running state in device memory between slices, so
+ * the partials have the bits of one launch. */
+static int reduce_sliced(const dprog *d, int kind, dim3 grid, launch_scratch *s, int maxparts,
+                         long long iters, long long elems) {
+  double *state = NULL;
+  size_t nstate = (size_t)grid.x * grid.y * THREADS * (sizeof(tsr_stat) / sizeof(double));
+  TSR_CHECK(tsr_gpu_alloc(sizeof(double) * nstate, &state));
+  long long step = (long long)SLICE_ELEMS * iters / (elems > 0 ? elems : 1);
+  int st = TSR_OK;
+  for (long long j = 0; j < iters && st == TSR_OK;) {
+    if (step < 1) step = 1;
+    long long j1 = iters - j <= step ? iters : j + step;
+    int last = j1 == iters;
+    double t0 = now_s();
+    launch_slice(d, kind, grid, s, maxparts,
+                 slice_args{j, last ? LLONG_MAX : j1, (tsr_stat *)state, last});
+    st = CUDA_STATUS(cudaGetLastError());
+    if (st == TSR_OK && !last) st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+    if (st == TSR_OK && !last && tsr_interrupted())
+      st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
+    double dt = now_s() - t0, f = dt > 0 ? SLICE_S / dt : 8.0;
+    step = (long long)((double)step * (f > 8.0 ? 8.0 : f < 0.125 ? 0.125 : f));
+    j = j1;
+  }
+  if (st != TSR_OK) cudaStreamSynchronize(STREAM); /* before the state goes back */
+  else st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  tsr_gpu_release(state);
+  return st;
+}
+
 /* The launch, its copies and the one wait of reduce_boxes; maxparts: the
- * stride of the partials. */
-static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, launch_scratch *s,
-                         kernel_timer *t) {
+ * stride of the partials; iters: the most iterations a thread makes. */
+static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, long long iters,
+                         long long elems, launch_scratch *s, kernel_timer *t) {
   dim3 grid((unsigned)maxparts, (unsigned)count);
   int st =
       CUDA_STATUS(cudaMemcpyAsync(s->dbx, s->hbx, LAUNCH_IN_BYTES, cudaMemcpyHostToDevice, STREAM));
   if (st == TSR_OK) {
     timer_start(t);
-    if (d->chain)
-      launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
-    else
-      launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts);
+    if (elems > SLICE_ELEMS && count == 1) {
+      st = reduce_sliced(d, kind, grid, s, maxparts, iters, elems);
+    } else {
+      launch_slice(d, kind, grid, s, maxparts, slice_args{0, LLONG_MAX, NULL, 1});
+      st = CUDA_STATUS(cudaGetLastError());
+    }
     timer_stop(t);
-    st = CUDA_STATUS(cudaGetLastError());
   }
   if (st == TSR_OK)
     st = CUDA_STATUS(cudaMemcpyAsync(s->hout, s->dout,
@@ -267,16 +351,19 @@ static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, 
 static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_stat **out,
                         launch_scratch *s, tsr_progress_fn progress, void *ctx) {
   int maxparts = 1;
-  long long elems = 0;
+  long long elems = 0, iters = 0;
   for (int64_t i = 0; i < count; i++) {
     s->hcnt[i] = 1;
     for (int a = 0; a < ndim; a++) s->hcnt[i] *= s->hbx[i].extent[a];
     s->hparts[i] = parts_for(s->hcnt[i]);
     if (s->hparts[i] > maxparts) maxparts = s->hparts[i];
     elems += s->hcnt[i];
+    long long per_block = (s->hcnt[i] + s->hparts[i] - 1) / s->hparts[i];
+    long long it = (per_block + THREADS - 1) / THREADS;
+    if (it > iters) iters = it;
   }
   kernel_timer t{};
-  int st = reduce_launch(d, kind, count, maxparts, s, &t);
+  int st = reduce_launch(d, kind, count, maxparts, iters, elems, s, &t);
   /* chunks: batch launches only (--no-fuse's chunk spans count its chunks) */
   timer_end(&t, st == TSR_OK, tsr_trace_args{-1, progress ? count : 0, elems, 0});
   if (st != TSR_OK) return st;
@@ -331,14 +418,21 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   launch_scratch s;
   TSR_CHECK(tsr_gpu_prog_upload(bt->prog, &d));
   int st = scratch_alloc(&s);
-  for (int64_t first = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
-       first += GROUP) {
-    int64_t count = bt->nchunks - first < GROUP ? bt->nchunks - first : GROUP;
-    for (int64_t i = 0; i < count; i++) {
-      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
-      tsr_grid_unravel(bt->grid, bt->ids[first + i], idx);
+  for (int64_t first = 0, count = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
+       first += count) {
+    /* Up to GROUP chunks a launch, and no more elements than GROUP_ELEMS
+     * unless one chunk alone has them (then it is sliced): a launch stays
+     * short enough for Ctrl-C; a chunk's partials do not depend on its
+     * launch's company. */
+    long long elems = 0;
+    for (count = 0; count < GROUP && first + count < bt->nchunks; count++) {
+      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+      tsr_grid_unravel(bt->grid, bt->ids[first + count], idx);
       tsr_grid_chunk_box(bt->grid, idx, start, extent);
-      s.hbx[i] = tsr_gpu_make_box(bt->grid->ndim, start, extent);
+      for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+      if (count > 0 && elems + n > GROUP_ELEMS) break;
+      elems += n;
+      s.hbx[count] = tsr_gpu_make_box(bt->grid->ndim, start, extent);
     }
     st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, bt->out + first, &s, bt->progress,
                       bt->progress_ctx);

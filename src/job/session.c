@@ -223,7 +223,8 @@ static void print_summary(const tsr_exec *ex, const timings *t) {
           t->compute > 0 ? gb / t->compute : 0.0, t->comm, tsr_comm_transport_name(), t->total,
           ru.ru_maxrss / 1024.0);
   size_t dev = tsr_be_peak_memory(ex->be);
-  if (dev) fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
+  if (dev || !(tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY)) /* 0 MB is news on a device too */
+    fprintf(stderr, ", peak device memory %.0f MB", dev / 1e6);
   double held = tsr_nodes_held_bytes(), down, up;
   if (held > 0) fprintf(stderr, ", held %.1f MB", held / 1e6);
   tsr_be_host_copies(&down, &up);
