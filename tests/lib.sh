@@ -130,6 +130,71 @@ mpi_tsr() {
   mpi_run "$_np" "$TESSERA" --quiet "$@"
 }
 
+# signal_test WHAT SIG DELAY WANT MAXS DIR CMD...: CMD in the background,
+# SIG after DELAY s; it must exit within MAXS s with status WANT (130, or
+# "nonzero" for mpirun, whose status for a signalled job is Open MPI's),
+# leaving DIR empty. A watchdog kills it for good after 10 s.
+signal_test() {
+  _what=$1 _sig=$2 _delay=$3 _want=$4 _maxs=$5 _dir=$6
+  shift 6
+  mkdir "$_dir"
+  "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
+  _pid=$!
+  BG_PIDS="$BG_PIDS $_pid"
+  sleep "$_delay"
+  kill -"$_sig" "$_pid" 2>/dev/null || fail "$_what: finished before $_sig"
+  _t0=$(date +%s.%N)
+  (sleep 10; kill -KILL "$_pid" 2>/dev/null) &
+  _dog=$!
+  set +e
+  wait "$_pid"
+  _rc=$?
+  set -e
+  _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  kill "$_dog" 2>/dev/null || true
+  note "$_what: exit status $_rc, $_dt s after SIG$_sig"
+  if [ "$_want" = nonzero ]; then
+    [ "$_rc" -ne 0 ] || soft_fail "$_what: exit status 0 after SIG$_sig"
+  else
+    [ "$_rc" -eq "$_want" ] || soft_fail "$_what: exit status $_rc after SIG$_sig, expected $_want: $(tail -3 "$_dir.err")"
+  fi
+  awk -v t="$_dt" -v m="$_maxs" 'BEGIN { exit !(t <= m) }' ||
+    soft_fail "$_what: $_dt s from SIG$_sig to exit (at most $_maxs s)"
+  [ -z "$(ls -A "$_dir")" ] || soft_fail "$_what: left $(ls -A "$_dir")"
+}
+
+# kill_rank_test DIR ARGS...: tessera ARGS on 2 ranks under mpirun; after
+# 4 s one rank is killed with SIGKILL: mpirun must end the job within 5 s
+# with a non-zero status, leaving DIR empty.
+kill_rank_test() {
+  _dir=$1
+  shift
+  mkdir "$_dir"
+  # shellcheck disable=SC2046
+  "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
+  _pid=$!
+  BG_PIDS="$BG_PIDS $_pid"
+  sleep 4
+  _victim=$(pgrep -f -- "$*" | while read -r _p; do
+    [ "$_p" != "$_pid" ] && [ "$(ps -o comm= -p "$_p")" != "$(basename "$MPIEXEC")" ] && echo "$_p"
+  done | tail -1)
+  [ -n "$_victim" ] || fail "SIGKILL of a rank: no rank process found"
+  kill -KILL "$_victim"
+  _t0=$(date +%s)
+  (sleep 10; kill -KILL "$_pid" 2>/dev/null) &
+  _dog=$!
+  set +e
+  wait "$_pid"
+  _rc=$?
+  set -e
+  kill "$_dog" 2>/dev/null || true
+  _dt=$(($(date +%s) - _t0))
+  note "SIGKILL of rank $_victim: mpirun exit status $_rc after $_dt s"
+  [ "$_rc" -ne 0 ] || soft_fail "SIGKILL of a rank: mpirun exit status 0"
+  [ "$_dt" -le 5 ] || soft_fail "SIGKILL of a rank: mpirun ran $_dt s after it"
+  [ -z "$(ls -A "$_dir")" ] || soft_fail "SIGKILL of a rank: left $(ls -A "$_dir")"
+}
+
 # capture OUT ERR CMD ARGS...: runs CMD with stdout in OUT and stderr in
 # ERR, and sets RC to its exit status (set -e does not stop on failure).
 capture() {

@@ -1,0 +1,50 @@
+#!/bin/sh
+# --mem-limit on the CUDA backend (the reliability issue's memory point;
+# user-guide.md, "What happens when things go wrong"): W1's 2 TB stream, the
+# same job with every intermediate materialized (--no-fuse) and a rechunk
+# each run under --mem-limit=2G with the device memory the summary reports
+# (cudaMemGetInfo, sampled at every allocation, over what setup left in use)
+# below 2 GB; an array that cannot be held under the limit is refused before
+# any work with its size and the limit in the message. Skips (exit 77,
+# loudly) where no GPU is visible; scripts/gpu-check.sh runs it on GPU nodes.
+. "${srcdir:-.}/tests/lib.sh"
+
+if ! "$TESSERA" info | grep -q '^backend cuda: [0-9]* GPU'; then
+  echo "SKIP: no GPU visible to tessera (this test runs on GPU nodes: scripts/gpu-check.sh)" >&2
+  skip "no GPU"
+fi
+
+LIMIT_MB=2000 # --mem-limit=2G is 2e9 bytes; the summary counts MB of 1e6
+# peak_of WHAT ARGS...: runs tessera with the summary, prints its value on
+# stdout and checks that the peak device memory stays under the limit.
+peak_of() {
+  _what=$1
+  shift
+  "$TESSERA" --backend=cuda --mem-limit=2G "$@" >peak.out 2>peak.err ||
+    fail "$_what: exit status $? under --mem-limit=2G: $(tail -3 peak.err)"
+  _peak=$(sed -n 's/.*peak device memory \([0-9]*\) MB.*/\1/p' peak.err | head -1)
+  [ -n "$_peak" ] || fail "$_what: no peak device memory in the summary: $(tail -3 peak.err)"
+  note "$_what: peak device memory $_peak MB (limit $LIMIT_MB MB)"
+  [ "$_peak" -le "$LIMIT_MB" ] || soft_fail "$_what: peak device memory $_peak MB over --mem-limit=2G"
+  cat peak.out
+}
+
+W1='sum((normal(10, 1, shape=(500000, 500000), chunks=(10000, 10000)) + 1)[::2, ::2])'
+a=$(peak_of "W1 (2 TB), fused" eval "$W1")
+b=$(tsr --backend=cuda eval "$W1")
+expect_eq "$a" "$b" "W1 under --mem-limit=2G and without it"
+W2NF='sum((normal(10, 1, shape=(40000, 40000), chunks=(5000, 5000)) + 1)[::2, ::2])'
+a=$(peak_of "12.8 GB, --no-fuse (chunks of 200 MB)" --no-fuse eval "$W2NF")
+expect_close "$a" "$(tsr --backend=cuda eval "$W2NF")" 1e-12
+RC='sum(rechunk(normal(shape=(40000, 40000), chunks=(40000, 500), seed=2), (500, 40000)) * arange(40000))'
+a=$(peak_of "rechunk of 12.8 GB (columns to rows)" eval "$RC")
+expect_close "$a" "$(tsr --backend=cpu eval "$RC")" 1e-12
+
+# Held arrays count against the limit: refused before any work, sizes named.
+printf 'x = persist(normal(shape=(40000, 40000), chunks=(5000, 5000)))\ns = sum(x)\n' >hold.tsr
+capture out err "$TESSERA" --backend=cuda --mem-limit=2G --quiet run hold.tsr
+[ "$RC" -ne 0 ] || fail "holding 12.8 GB under --mem-limit=2G exited 0"
+grep -q 'cannot hold .*12.80 GB.*limit of 2' err || fail "the refusal names no sizes: $(cat err)"
+expect_eq "$(grep -c '^tessera: error:' err)" 1 "error lines for an array that cannot be held"
+
+finish
