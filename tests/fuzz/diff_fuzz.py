@@ -46,7 +46,7 @@ equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
 Case K of seed S is the same whatever the number of cases: its generator is
 seeded with S and K, and it depends on the cases before it (see below), never
 on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
-are fixed regression cases that once crashed tessera.
+are fixed regression cases that once crashed tessera or gave a wrong value.
 
 Known tessera bugs are left out of generation, each at a `# BUG:` comment: a
 case that runs into one (found by evaluating it on the NumPy side, random
@@ -71,7 +71,8 @@ U64 = 2.0 ** -53
 U32 = 2.0 ** -24
 MAX_ELEMS = 240  # elements of any array the generator builds
 
-# Expressions that crashed tessera once (fixed since): the first cases of every run.
+# Expressions that crashed tessera or gave a wrong value once (fixed since): the first
+# cases of every run.
 REGRESSION = [
     "sum(ones(0))",
     "mean(ones((0, 3)), axis=0)",
@@ -83,6 +84,9 @@ REGRESSION = [
     "std(arange(1) * 3, axis=0)",
     "var(full((), -0.25), ddof=2)",
     "min(rechunk(ones(2, chunks=3), (None,)))",
+    # var/std over a length-1 axis that is not the last, of NaN or inf: NaN, once 0
+    "var(full((1, 2), nan), axis=0)",
+    "std(full((1, 3, 2), -inf, chunks=(1, 2, 1)), axis=-3, keepdims=True)",
 ]
 
 MODES = ("fused-1", "nofuse-1", "fused-3", "nofuse-3")
@@ -561,10 +565,6 @@ class Evaluator:
                 ax = None  # the only axis: a full reduction
             res.key = ("reduce", fname, p["a"].key, ax, bool(p["keepdims"]), p["ddof"])
             vals = p["a"].v
-            if fname in ("var", "std") and ax is not None and ax != nd - 1 and vals.shape[ax] == 1:
-                # BUG: var/std over a length-1 axis that is not the last give 0, not NaN, where
-                # the values are NaN or inf: var(full((1, 2), nan), axis=0) is [0. 0.]
-                self.bugs.append("var/std over a length-1 axis that is not the last")
             if (fname in ("sum", "mean") and ax is not None and ax != nd - 1 and vals.shape[ax] > 0
                     and np.any(np.all((vals == 0) & np.signbit(vals), axis=ax))):
                 # BUG: sum/mean over an axis that is not the last, of zeros that are all -0.0,
@@ -1172,7 +1172,7 @@ class Gen:
 def excluded(ev, seen):
     """Why a generated case (evaluated by ev) is left out, or None. seen: the identities
     of the subscripted expressions of the cases before it."""
-    if ev.bugs:  # var/std over a length-1 axis: see Evaluator.call
+    if ev.bugs:  # the # BUG: lines of Evaluator.call
         return ev.bugs[0]
     # (A subscripted expression written twice once deadlocked 2+ ranks: hash-consing
     # compared subscripts with memcmp, padding bytes included. Found here, fixed.)
