@@ -42,11 +42,29 @@ START_TEST(test_var_of_one_finite_value_is_zero) {
 }
 END_TEST
 
+/* NumPy's sums start from +0.0: a sum of -0.0 values is +0.0 however it is
+ * built, at once, one value at a time, or by merging partials. */
+START_TEST(test_sum_and_mean_of_negative_zeros_are_positive_zero) {
+  const double x[] = {-0.0, -0.0, -0.0};
+  const int kinds[] = {RED_SUM, RED_MEAN};
+  for (int k = 0; k < 2; k++) {
+    tsr_stat whole = tsr_stat_of_values(kinds[k], x, 3);
+    ck_assert(same_bits(tsr_stat_finish(kinds[k], &whole, 0), 0.0));
+    for (int64_t len = 1; len <= 3; len++)
+      ck_assert(same_bits(finish_by_rows(kinds[k], x, len, 0), 0.0));
+    tsr_stat one = {1.0, -0.0, 0.0}, acc = tsr_stat_empty(kinds[k]);
+    tsr_stat_merge(kinds[k], &acc, &one);
+    ck_assert(same_bits(tsr_stat_finish(kinds[k], &acc, 0), 0.0));
+  }
+}
+END_TEST
+
 static Suite *stats_suite(void) {
   Suite *s = suite_create("stats");
   TCase *special = tcase_create("special values");
   tcase_add_test(special, test_var_std_of_one_inf_or_nan_is_nan);
   tcase_add_test(special, test_var_of_one_finite_value_is_zero);
+  tcase_add_test(special, test_sum_and_mean_of_negative_zeros_are_positive_zero);
   suite_add_tcase(s, special);
   return s;
 }
