@@ -20,6 +20,7 @@
 #include "graph/chunks.h"
 #include "util/error.h"
 #include "exec/exec.h"
+#include "exec/phase.h"
 #include "job/compute.h"
 #include "plan/plan.h"
 #include "kernel/rng.h"
@@ -310,6 +311,26 @@ START_TEST(owner_assignment_is_balanced_and_total) {
 }
 END_TEST
 
+/* A round that runs a rechunk source's program may compile further sources
+ * (a nested rechunk, a held array read in pieces): the program it runs must
+ * stay where it is meanwhile (it once moved with the table: a use after free). */
+START_TEST(phase_source_programs_stay_put_while_others_compile) {
+  tsr_exec ex = make_exec(0, (size_t)1 << 30);
+  tsr_phase ph;
+  tsr_phase_begin(&ph, &ex);
+  tsr_node *x = normal2(6, 11);
+  const tsr_prog *first = NULL, *again = NULL, *other = NULL;
+  ck_assert_int_eq(tsr_phase_source(&ph, x, &first), TSR_OK);
+  for (int64_t k = 1; k <= 40; k++)
+    ck_assert_int_eq(tsr_phase_source(&ph, slice2(x, 0, 1, k % R, 0, 1, C), &other), TSR_OK);
+  ck_assert_int_eq(tsr_phase_source(&ph, x, &again), TSR_OK);
+  ck_assert_ptr_eq(again, first);
+  ck_assert_int_eq(tsr_phase_end(&ph, TSR_OK), TSR_OK);
+  tsr_be_teardown(ex.be);
+  teardown_nodes();
+}
+END_TEST
+
 static Suite *exec_suite(void) {
   Suite *s = suite_create("exec");
   TCase *tc = tcase_create("one rank");
@@ -324,6 +345,7 @@ static Suite *exec_suite(void) {
   tcase_add_loop_test(tc, float32_results_are_rounded_to_float, 0, 2);
   tcase_add_test(tc, no_fuse_chunks_over_the_memory_limit_are_refused_before_work);
   tcase_add_test(tc, owner_assignment_is_balanced_and_total);
+  tcase_add_test(tc, phase_source_programs_stay_put_while_others_compile);
   suite_add_tcase(s, tc);
   return s;
 }

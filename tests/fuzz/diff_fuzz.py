@@ -90,6 +90,11 @@ REGRESSION = [
     # sum/mean over an axis that is not the last, of -0.0: +0.0 as NumPy's, once -0.0
     "1 / sum(-zeros((2, 3)), axis=0)",
     "1 / mean(full((3, 2, 2), -0.0, chunks=(2, 1, 2)), axis=1, keepdims=True)",
+    # a rechunk of pieces of a rechunked or held array: a use after free (the source
+    # program moved while a nested source compiled), on 3 ranks, and on any
+    "(ones((6, 4, 4), chunks=(3, -1, 2)) + random((6, 4, 4), chunks=4, seed=2).rechunk(3))"
+    ".rechunk(-1)",
+    "rechunk(persist(ones((3, 1, 6, 7), chunks=((2, 1), 3, (1, 2, 1, 2), 4)))[:, -1], -1)",
 ]
 
 MODES = ("fused-1", "nofuse-1", "fused-3", "nofuse-3")
@@ -133,13 +138,11 @@ class Arr:
     """An array value: v the values (float64 storage, rounded to dt), e the bound, dt the dtype;
     key: a coarse identity of the expression (equal for any two expressions tessera may merge)."""
 
-    __slots__ = ("v", "e", "dt", "key", "selroot", "selmap", "top", "nxfer", "strided")
+    __slots__ = ("v", "e", "dt", "key", "selroot", "selmap", "strided")
 
     def __init__(self, v, e, dt):
         self.key = None
         self.selroot = self.selmap = None  # a subscript: of what, and which elements
-        self.top = None  # the operation that made it
-        self.nxfer = 0  # rechunks and persists in the expression
         self.strided = False  # a subscript with a step other than +-1 on the way to it
         v = np.asarray(v, dtype=np.float64)
         e = np.broadcast_to(np.asarray(e, dtype=np.float64), v.shape).copy()
@@ -537,21 +540,11 @@ class Evaluator:
         res = self.call_(fname, args, kw)
         if fname in ("rechunk", "persist"):
             x = res
-            if fname == "rechunk" and x.nxfer - (x.top in ("rechunk", "persist")) > 0:
-                # BUG: rechunk of an expression that reads pieces of a rechunk or of held
-                # (persisted) chunks below its top crashes (SIGSEGV in tsr_stage_round under
-                # tsr_stage_xfer): (ones((6, 4, 4), chunks=(3, -1, 2)) + random((6, 4, 4),
-                # chunks=4, seed=2).rechunk(3)).rechunk(-1) on 3 ranks, rechunk(persist(ones((3,
-                # 1, 6, 7), chunks=((2, 1), 3, (1, 2, 1, 2), 4)))[:, -1], -1) on any
-                self.bugs.append("rechunk of an expression with a rechunked or persisted operand")
             res = Arr(x.v, x.e, x.dt)
             res.key, res.selroot, res.selmap, res.strided = x.key, x.selroot, x.selmap, x.strided
-            res.top, res.nxfer = fname, x.nxfer + 1
             return res
         if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE:
             return res  # creation sets its key; an operand returned as is keeps its own
-        res.top = fname
-        res.nxfer = sum(a.nxfer for a in args if isinstance(a, Arr))
         if fname == "transpose":
             res.strided = args[0].strided
         if fname in ("matmul", "dot") and any(a.strided for a in args):
@@ -659,7 +652,6 @@ class Evaluator:
             res.selroot, base = x.key, np.arange(x.v.size).reshape(x.v.shape)
         res.selmap = base[t]
         res.key = ("select", res.selroot, res.selmap.shape, res.selmap.tobytes())
-        res.top, res.nxfer = "select", x.nxfer
         res.strided = x.strided or any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in idx)
         self.select_keys.append(res.key)
         return res
