@@ -397,7 +397,7 @@ static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
   /* An operation on materialized chunks may return before its output is
    * written: this thread's next operation, reduction or download is
    * ordered after it, and its inputs stay out of the pool until this
-   * thread has waited (chunkset_retire). */
+   * thread has waited (chunkset_end). */
   for (int i = 0; i < p.nleaves; i++) p.async |= p.leaves[i].kind == LEAF_CHUNKS;
   tsr_chunkset *sets = calloc((size_t)p.nleaves + 1, sizeof *sets); /* by leaf */
   local_bufs staged = {{0}, 0};

@@ -124,7 +124,6 @@ __device__ static double random_value(const dleaf &l, long long e) {
   return l.a + l.b * (r * ((e & 1) ? s : c2));
 }
 
-/* Value of a CHUNKS leaf: find the chunk of its table holding the element. */
 /* Entry c of a chunk table, inline or in device memory (the same branch for
  * every thread of a launch). */
 __device__ static inline long long chunk_start(const dchunks &cs, int c, int b) {
@@ -138,6 +137,7 @@ __device__ static inline const double *chunk_data(const dchunks &cs, int c) {
   return ((const double *const *)(cs.big + 2LL * cs.n * TSR_MAXDIM))[c];
 }
 
+/* Value of a CHUNKS leaf: find the chunk of its table holding the element. */
 __device__ static double chunk_value(const dprog &p, const dleaf &l, const long long *idx) {
   long long coord[TSR_MAXDIM];
   for (int b = 0; b < l.base_ndim; b++)
