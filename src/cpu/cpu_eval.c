@@ -65,7 +65,7 @@ static void fill_chunks(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t
   int64_t i = 0;
   while (i < len) {
     const tsr_chunkset *cs = l->chunks;
-    int c = 0;
+    int64_t c = 0;
     for (; c < cs->n; c++) {
       int inside = 1;
       for (int b = 0; b < l->base_ndim; b++)

@@ -301,18 +301,33 @@ static void leaf_chunk_range(const tsr_leaf *l, const int64_t *start, const int6
   }
 }
 
-/* Retires the chunks of a set (ndim axes): its consumer may still be queued. */
-static int chunkset_retire(const tsr_exec *ex, retired *r, int ndim, tsr_chunkset *cs) {
+/* Lists for count chunks in an empty set. */
+static int chunkset_alloc(tsr_chunkset *cs, int64_t count) {
+  cs->n = 0;
+  cs->start = malloc(sizeof *cs->start * (size_t)(count + 1));
+  cs->extent = malloc(sizeof *cs->extent * (size_t)(count + 1));
+  cs->data = malloc(sizeof *cs->data * (size_t)(count + 1));
+  if (cs->start && cs->extent && cs->data) return TSR_OK;
+  return TSR_ERROR(TSR_ERR_MEMORY, "out of memory listing %lld input chunks", (long long)count);
+}
+
+/* Retires the chunks of a set (ndim axes: its consumer may still be queued)
+ * and frees its lists. */
+static int chunkset_end(const tsr_exec *ex, retired *r, int ndim, tsr_chunkset *cs) {
   int st = TSR_OK;
-  for (int i = 0; i < cs->n; i++) {
+  for (int64_t i = 0; i < cs->n; i++) {
     int rs = retire(ex, r, (double *)cs->data[i], tsr_elems_of(ndim, cs->extent[i]));
     if (st == TSR_OK) st = rs;
   }
-  cs->n = 0;
+  free(cs->start);
+  free(cs->extent);
+  free((void *)cs->data);
+  memset(cs, 0, sizeof *cs);
   return st;
 }
 
-/* Materializes every input chunk a CHUNKS leaf reads for this box. */
+/* Materializes every input chunk a CHUNKS leaf reads for this box (on
+ * failure the set is ended here). */
 static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *start,
                          const int64_t *extent, retired *r, tsr_chunkset *cs) {
   int64_t lo[TSR_MAXDIM], hi[TSR_MAXDIM], idx[TSR_MAXDIM];
@@ -320,10 +335,11 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
   leaf_chunk_range(l, start, extent, lo, hi);
   int64_t count = 1;
   for (int b = 0; b < l->base_ndim; b++) count *= hi[b] - lo[b] + 1;
-  if (count > 8)
-    return TSR_ERROR(TSR_ERR_INTERNAL, "a chunk reads %lld input chunks; rechunk first",
-                     (long long)count);
-  cs->n = 0;
+  int st = chunkset_alloc(cs, count);
+  if (st != TSR_OK) {
+    chunkset_end(ex, r, l->base_ndim, cs);
+    return st;
+  }
   for (int64_t c = 0; c < count; c++) {
     int64_t rem = c;
     for (int b = l->base_ndim - 1; b >= 0; b--) {
@@ -332,9 +348,9 @@ static int fill_chunkset(const tsr_exec *ex, const tsr_leaf *l, const int64_t *s
     }
     tsr_grid_chunk_box(g, idx, cs->start[cs->n], cs->extent[cs->n]);
     double *buf;
-    int st = materialize(ex, l->node, cs->start[cs->n], cs->extent[cs->n], r, &buf);
+    st = materialize(ex, l->node, cs->start[cs->n], cs->extent[cs->n], r, &buf);
     if (st != TSR_OK) {
-      chunkset_retire(ex, r, l->base_ndim, cs);
+      chunkset_end(ex, r, l->base_ndim, cs);
       return st;
     }
     cs->data[cs->n++] = buf;
@@ -357,14 +373,13 @@ static void chunk_view(tsr_leaf *l) {
   tsr_leaf_to_chunk(l, cs->start[0], cs->extent[0], cs->data[0]);
 }
 
-/* Fills the CHUNKS leaves of p (sets[], *nsets of them filled). */
+/* Fills the CHUNKS leaves of p: leaf i reads sets[i]. */
 static int fill_inputs(const tsr_exec *ex, tsr_prog *p, const int64_t *start, const int64_t *extent,
-                       retired *r, tsr_chunkset *sets, int *nsets) {
+                       retired *r, tsr_chunkset *sets) {
   for (int i = 0; i < p->nleaves; i++) {
     if (p->leaves[i].kind != LEAF_CHUNKS) continue;
-    if (*nsets == 8) return TSR_ERROR(TSR_ERR_INTERNAL, "operation with more than 8 array inputs");
-    TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, r, &sets[*nsets]));
-    p->leaves[i].chunks = &sets[(*nsets)++];
+    TSR_CHECK(fill_chunkset(ex, &p->leaves[i], start, extent, r, &sets[i]));
+    p->leaves[i].chunks = &sets[i];
     if (p->leaves[i].chunks->n == 1) chunk_view(&p->leaves[i]);
   }
   return TSR_OK;
@@ -382,24 +397,26 @@ static int materialize(const tsr_exec *ex, const tsr_node *n, const int64_t *sta
   /* An operation on materialized chunks may return before its output is
    * written: this thread's next operation, reduction or download is
    * ordered after it, and its inputs stay out of the pool until this
-   * thread has waited (chunkset_retire). */
+   * thread has waited (chunkset_end). */
   for (int i = 0; i < p.nleaves; i++) p.async |= p.leaves[i].kind == LEAF_CHUNKS;
-  tsr_chunkset sets[8];
+  tsr_chunkset *sets = calloc((size_t)p.nleaves + 1, sizeof *sets); /* by leaf */
   local_bufs staged = {{0}, 0};
-  int nsets = 0, st;
+  int st = sets ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory listing input chunks");
   *out = NULL;
+  if (st != TSR_OK) goto done;
   TSR_CHECK_GOTO(st, stage_local(ex, &p, start, extent, &staged), done); /* loads: read here */
   /* An empty box reads nothing: its image in an input is no box at all. */
   if (tsr_elems_of(n->grid.ndim, extent) > 0)
-    TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, r, sets, &nsets), done);
+    TSR_CHECK_GOTO(st, fill_inputs(ex, &p, start, extent, r, sets), done);
   tsr_be_span span = {TSR_TRACE_MATERIALIZE, node_label(n), -1, 0, 1, NULL, NULL};
   st = tsr_be_eval_new(ex->be, &p, start, extent, out, &span);
 done:
   for (int i = 0; i < p.nleaves; i++) /* the filled sets, one per CHUNKS leaf */
     if (p.leaves[i].chunks) {
-      int rs = chunkset_retire(ex, r, p.leaves[i].base_ndim, &sets[p.leaves[i].chunks - sets]);
+      int rs = chunkset_end(ex, r, p.leaves[i].base_ndim, &sets[i]);
       if (st == TSR_OK) st = rs;
     }
+  free(sets);
   if (st == TSR_OK && r->bytes > r->limit) st = retired_settle(ex, r);
   local_free(&staged); /* a DATA leaf's host buffer: the backend copied it before returning */
   tsr_prog_free(&p);

@@ -42,7 +42,10 @@ typedef struct tsr_phase {
   int collective; /* collective HDF5 reads */
   tsr_reader_entry *readers;
   int nreaders;
-  tsr_source_entry *sources;
+  /* each entry its own allocation: a round running a source's program can
+   * compile further sources (a nested rechunk, a held array read in pieces),
+   * which must not move the program it is running */
+  tsr_source_entry **sources;
   int nsources;
   tsr_pool pool;
 } tsr_phase;

@@ -46,19 +46,23 @@ static int phase_reader(tsr_phase *ph, const tsr_load_src *src, tsr_h5_reader **
 
 int tsr_phase_source(tsr_phase *ph, const tsr_node *x, const tsr_prog **out) {
   for (int i = 0; i < ph->nsources; i++)
-    if (ph->sources[i].node == x) {
-      *out = &ph->sources[i].prog;
+    if (ph->sources[i]->node == x) {
+      *out = &ph->sources[i]->prog;
       return TSR_OK;
     }
-  tsr_source_entry *p = realloc(ph->sources, sizeof *p * (size_t)(ph->nsources + 1));
-  if (!p) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory compiling a rechunk source");
-  ph->sources = p;
-  if (x->held) /* the held chunks themselves, read on their owners */
-    TSR_CHECK(tsr_prog_compile_held(x, &ph->sources[ph->nsources].prog));
-  else
-    TSR_CHECK(tsr_prog_compile(x, 0, &ph->sources[ph->nsources].prog));
-  ph->sources[ph->nsources].node = x;
-  *out = &ph->sources[ph->nsources++].prog;
+  tsr_source_entry **p = realloc(ph->sources, sizeof *p * (size_t)(ph->nsources + 1));
+  if (p) ph->sources = p;
+  tsr_source_entry *e = p ? calloc(1, sizeof *e) : NULL;
+  if (!e) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory compiling a rechunk source");
+  /* held: the held chunks themselves, read on their owners */
+  int st = x->held ? tsr_prog_compile_held(x, &e->prog) : tsr_prog_compile(x, 0, &e->prog);
+  if (st != TSR_OK) {
+    free(e);
+    return st;
+  }
+  e->node = x;
+  ph->sources[ph->nsources++] = e;
+  *out = &e->prog;
   return TSR_OK;
 }
 
@@ -76,7 +80,10 @@ int tsr_phase_end(tsr_phase *ph, int st) {
     int c = tsr_h5_reader_close(ph->readers[i].r);
     if (st == TSR_OK) st = c;
   }
-  for (int i = 0; i < ph->nsources; i++) tsr_prog_free(&ph->sources[i].prog);
+  for (int i = 0; i < ph->nsources; i++) {
+    tsr_prog_free(&ph->sources[i]->prog);
+    free(ph->sources[i]);
+  }
   free(ph->readers);
   free(ph->sources);
   tsr_pool_clear(&ph->pool);

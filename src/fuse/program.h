@@ -29,12 +29,14 @@ typedef enum tsr_leaf_kind {
   LEAF_HELD    /* held chunks (node->held) read where they are held: rechunk sources (stage.h) */
 } tsr_leaf_kind;
 
-/* Materialized chunks of one node: boxes and their row-major buffers. */
+/* Materialized chunks of one node: boxes and their row-major buffers, as
+ * many as a box reads (a strided subscript may read any number), in lists
+ * the executor allocates. */
 typedef struct tsr_chunkset {
-  int n;
-  int64_t start[8][TSR_MAXDIM];
-  int64_t extent[8][TSR_MAXDIM];
-  const double *data[8];
+  int64_t n;
+  int64_t (*start)[TSR_MAXDIM];
+  int64_t (*extent)[TSR_MAXDIM];
+  const double **data;
 } tsr_chunkset;
 
 typedef struct tsr_leaf {

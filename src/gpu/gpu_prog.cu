@@ -2,8 +2,10 @@
  * gpu_prog.cu - the host side of the CUDA backend's programs (gpu_prog.cuh):
  * a tsr_prog turned into its device form, with its data leaves uploaded or
  * read in place and the chunk tables of --no-fuse's operations in the
- * program itself.
+ * program itself (long ones in device memory).
  */
+#include <limits.h>
+
 #include "gpu/gpu_prog.cuh"
 
 /* Whether a program is a chain (see eval_chain). */
@@ -28,14 +30,43 @@ static int is_chain(const tsr_prog *p) {
  * own stream (STREAM), so the OpenMP workers of a rank keep several streams
  * busy at once, and a thread's operations run in the order it queued them. */
 
+/* A table of more than INLINE_CHUNKS chunks, in pool memory (its layout:
+ * gpu_prog.cuh, dchunks), copied from pageable memory as upload_data does. */
+static int upload_table(const tsr_chunkset *cs, int nd, dchunks *t) {
+  size_t n = (size_t)cs->n, words = n * (2 * TSR_MAXDIM + 1);
+  long long *h = (long long *)calloc(words, sizeof *h);
+  if (!h) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a table of %zu chunks", n);
+  for (size_t c = 0; c < n; c++) {
+    for (int b = 0; b < nd; b++) {
+      h[c * TSR_MAXDIM + b] = cs->start[c][b];
+      h[(n + c) * TSR_MAXDIM + b] = cs->extent[c][b];
+    }
+    memcpy(&h[2 * n * TSR_MAXDIM + c], &cs->data[c], sizeof(double *));
+  }
+  double *dev = NULL;
+  int st = tsr_gpu_alloc(sizeof *h * words, &dev);
+  if (st == TSR_OK) {
+    t->big = (const long long *)dev; /* released by prog_release, also when the copy fails */
+    st = CUDA_STATUS(cudaMemcpyAsync(dev, h, sizeof *h * words, cudaMemcpyHostToDevice, STREAM));
+  }
+  free(h);
+  return st;
+}
+
 /* The table of the chunks a --no-fuse leaf reads goes into the program (the
- * chunks are in device memory already: backend memory from gpu_alloc). */
+ * chunks are in device memory already: backend memory from gpu_alloc), or
+ * into device memory when it is longer than the program holds. */
 static int table_chunks(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
   if (*ntab == MAX_TABLES)
     return TSR_ERROR(TSR_ERR_BACKEND, "an operation reads more than %d arrays of chunks",
                      MAX_TABLES);
+  if (l->chunks && l->chunks->n > INT_MAX)
+    return TSR_ERROR(TSR_ERR_BACKEND, "an operation reads %lld chunks of one array",
+                     (long long)l->chunks->n);
   dchunks *t = &d->tab[*ntab];
-  t->n = l->chunks ? l->chunks->n : 0; /* none filled: an empty box */
+  t->n = l->chunks ? (int)l->chunks->n : 0; /* none filled: an empty box */
+  x->table = (*ntab)++;
+  if (t->n > INLINE_CHUNKS) return upload_table(l->chunks, l->base_ndim, t);
   for (int c = 0; c < t->n; c++) {
     for (int b = 0; b < l->base_ndim; b++) {
       t->start[c][b] = l->chunks->start[c][b];
@@ -43,7 +74,6 @@ static int table_chunks(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
     }
     t->data[c] = l->chunks->data[c];
   }
-  x->table = (*ntab)++;
   return TSR_OK;
 }
 
@@ -131,12 +161,18 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
 int tsr_gpu_prog_release(dprog *d) {
   int any = 0;
   for (int i = 0; i < d->nleaves; i++) any |= d->leaf[i].kind == LEAF_DATA && d->leaf[i].data;
+  for (int t = 0; t < MAX_TABLES; t++) any |= d->tab[t].big != NULL;
   if (!any) return TSR_OK;
   int st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
   for (int i = 0; i < d->nleaves; i++)
     if (d->leaf[i].kind == LEAF_DATA && d->leaf[i].data) {
       tsr_gpu_release((double *)d->leaf[i].data);
       d->leaf[i].data = NULL;
+    }
+  for (int t = 0; t < MAX_TABLES; t++)
+    if (d->tab[t].big) {
+      tsr_gpu_release((double *)d->tab[t].big);
+      d->tab[t].big = NULL;
     }
   return st;
 }

@@ -47,10 +47,17 @@ extern "C" {
 
 /* ---- the program as the device sees it ----------------------------------- */
 
-struct dchunks { /* the table of materialized input chunks a CHUNKS leaf reads (--no-fuse) */
+/* The table of materialized input chunks a CHUNKS leaf reads (--no-fuse).
+ * Up to INLINE_CHUNKS (the usual one or few) travel in the program itself;
+ * a box that reads more (a strided subscript over many small chunks) has its
+ * table in device memory at big, from the pool: n starts and n extents of
+ * TSR_MAXDIM values each, then n data pointers (gpu_prog.cu, table_chunks). */
+#define INLINE_CHUNKS 8
+struct dchunks {
   int n;
-  long long start[8][TSR_MAXDIM], extent[8][TSR_MAXDIM];
-  const double *data[8];
+  long long start[INLINE_CHUNKS][TSR_MAXDIM], extent[INLINE_CHUNKS][TSR_MAXDIM];
+  const double *data[INLINE_CHUNKS];
+  const long long *big;
 };
 
 struct dleaf {
@@ -74,7 +81,8 @@ struct dinstr {
  * operation, and a pool slot per worker that pushed W1 on 64 threads past
  * the pool's 256 slots, into cudaFree/cudaMalloc, which synchronize the
  * device). Expected: that upload's ~10-20 us gone from every operation with
- * array inputs. */
+ * array inputs. Only a table longer than INLINE_CHUNKS still goes to the
+ * pool (and its operation waits in prog_release before giving it back). */
 struct dprog {
   int ndim, nleaves, ninstr, result, chain;
   dleaf leaf[MAX_LEAVES];
@@ -116,6 +124,19 @@ __device__ static double random_value(const dleaf &l, long long e) {
   return l.a + l.b * (r * ((e & 1) ? s : c2));
 }
 
+/* Entry c of a chunk table, inline or in device memory (the same branch for
+ * every thread of a launch). */
+__device__ static inline long long chunk_start(const dchunks &cs, int c, int b) {
+  return cs.n <= INLINE_CHUNKS ? cs.start[c][b] : cs.big[(long long)c * TSR_MAXDIM + b];
+}
+__device__ static inline long long chunk_extent(const dchunks &cs, int c, int b) {
+  return cs.n <= INLINE_CHUNKS ? cs.extent[c][b] : cs.big[((long long)cs.n + c) * TSR_MAXDIM + b];
+}
+__device__ static inline const double *chunk_data(const dchunks &cs, int c) {
+  if (cs.n <= INLINE_CHUNKS) return cs.data[c];
+  return ((const double *const *)(cs.big + 2LL * cs.n * TSR_MAXDIM))[c];
+}
+
 /* Value of a CHUNKS leaf: find the chunk of its table holding the element. */
 __device__ static double chunk_value(const dprog &p, const dleaf &l, const long long *idx) {
   long long coord[TSR_MAXDIM];
@@ -126,12 +147,12 @@ __device__ static double chunk_value(const dprog &p, const dleaf &l, const long 
     long long off = 0, stride = 1;
     bool inside = true;
     for (int b = l.base_ndim - 1; b >= 0; b--) {
-      long long r = coord[b] - cs.start[c][b];
-      inside = inside && r >= 0 && r < cs.extent[c][b];
+      long long r = coord[b] - chunk_start(cs, c, b), e = chunk_extent(cs, c, b);
+      inside = inside && r >= 0 && r < e;
       off += r * stride;
-      stride *= cs.extent[c][b];
+      stride *= e;
     }
-    if (inside) return cs.data[c][off];
+    if (inside) return chunk_data(cs, c)[off];
   }
   return NAN; /* the executor guarantees coverage; make a bug visible */
 }

@@ -139,7 +139,7 @@ __global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long lon
   tsr_stat acc = {0.0, 0.0, 0.0};
   for (long long k = 0; k < b.extent[axis]; k++) {
     idx[axis] = b.start[axis] + k;
-    tsr_stat one = {1.0, eval_element(p, idx), 0.0};
+    tsr_stat one = tsr_stat_of_one(kind, eval_element(p, idx));
     tsr_stat_merge_inline(kind, &acc, &one);
   }
   out[o] = acc;

@@ -79,7 +79,7 @@ void tsr_stat_merge(int kind, tsr_stat *acc, const tsr_stat *s) {
 
 void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len) {
   for (int64_t i = 0; i < len; i++) {
-    tsr_stat one = {1.0, x[i], 0.0};
+    tsr_stat one = tsr_stat_of_one(kind, x[i]);
     tsr_stat_merge(kind, &acc[i], &one);
   }
 }

@@ -176,6 +176,21 @@ bad_cli "bad --mem-limit" "mem-limit" --mem-limit=lots eval 1
 bad_cli "bad --seed" "seed" --seed=-3 eval 1
 bad_cli "bad --threads" "threads" --threads=0 eval 1
 bad_cli "unknown backend" "backend" --backend=quantum eval 1
+# Environment knobs: job/setup.c reads and checks every TESSERA_* variable once;
+# a bad value is one error naming it (TESSERA_FAULT: tests/backend/worker_errors.sh).
+# bad_knob VAR VALUE EXPECTED: tessera with VAR=VALUE fails with that error.
+bad_knob() {
+  export "$1=$2"
+  bad_cli "$1=$2" "^tessera: error: $1=$2: expected $3" eval 'sum(ones(3))'
+  unset "$1"
+}
+for v in abc 0 -2 inf nan 1e999 5s; do
+  bad_knob TESSERA_PROGRESS_INTERVAL "$v" 'a positive number of seconds'
+done
+for k in TESSERA_HOST_EXCHANGE TESSERA_HDF5_INDEPENDENT TESSERA_GPUS_SHARED; do
+  bad_knob "$k" 2 '1 or 0'
+  bad_knob "$k" maybe '1 or 0'
+done
 # A results file that cannot be created is found before the job computes
 # (DESIGN.md: user errors are detected before heavy work where possible).
 printf 'x = sum(arange(10))\n' >small.tsr

@@ -5,7 +5,9 @@
 # the source chunks and moved to the owners of the new chunks, so on 2-4
 # ranks data really travels between ranks. Checked:
 #   - elementwise results are bitwise the unrechunked computation (random,
-#     loaded and nested rechunks, slices of rechunked arrays, broadcasting);
+#     loaded and nested rechunks, slices of rechunked arrays, broadcasting,
+#     a rechunk of pieces of a rechunked or of a persisted array: its source
+#     program compiles the inner source while it runs, once a use after free);
 #   - reductions over rechunked data are within 1e-12 of the unrechunked
 #     ones (only the chunk order of the partials differs) and bitwise the
 #     same on 1, 2, 3 and 4 ranks, fused or not, through the backend's
@@ -34,6 +36,10 @@ d = rechunk(x - mean(x), (77, 13)) * 2
 d_ref = (x - mean(x)) * 2
 l = rechunk(load("in.h5", "x"), (128, 250))[::-1, 3:] / 2
 l_ref = load("in.h5", "x")[::-1, 3:] / 2
+n = rechunk(x[:, :60] + rechunk(y, 40)[:, :60], (300, 7))
+n_ref = x[:, :60] + y[:, :60]
+h = rechunk(persist(x)[:, -1], 7) - 1
+h_ref = x[:, -1] - 1
 s = sum(rechunk(x, (100, 30)))
 s_ref = sum(x)
 m = mean(rechunk(x, (33, 200)), axis=1)
@@ -63,7 +69,7 @@ run() {
 
 run r1 1
 vals() { "$H5READ" r1.h5 "$1" | sed '1,2d'; }
-for n in a b c d l; do
+for n in a b c d l n h; do
   vals $n >got.txt
   vals ${n}_ref >ref.txt
   [ -s got.txt ] || soft_fail "no values for $n"

@@ -20,6 +20,8 @@
 #include "graph/chunks.h"
 #include "util/error.h"
 #include "exec/exec.h"
+#include "exec/nofuse.h"
+#include "exec/phase.h"
 #include "job/compute.h"
 #include "plan/plan.h"
 #include "kernel/rng.h"
@@ -145,6 +147,27 @@ START_TEST(fused_chain_over_negative_step_slice_matches_elementwise_reference) {
         ck_abort_msg("%s: y[%lld, %lld] = %.17g, want %.17g", _i ? "no fusion" : "fused",
                      (long long)i, (long long)j, got, want);
     }
+  teardown_nodes();
+}
+END_TEST
+
+/* --no-fuse materializes a box of a strided slice of 1 x 1 chunks (a whole
+ * matmul operand, say) from the ~2000 input chunks it reads: any number, as
+ * the fused path reads them (once refused past 8). */
+START_TEST(no_fuse_box_reads_any_number_of_input_chunks) {
+  tsr_exec ex = make_exec(1, (size_t)1 << 30);
+  tsr_node *s = slice2(normal2(1, 1), R - 1, -3, SR, 1, 2, SC);
+  const int64_t start[2] = {0, 0}, extent[2] = {SR, SC};
+  double *dev = NULL, host[SR * SC];
+  ck_assert_int_eq(tsr_nofuse_materialize(&ex, s, start, extent, &dev), TSR_OK);
+  ck_assert_int_eq(tsr_be_download(ex.be, dev, host, SR * SC), TSR_OK);
+  tsr_be_release(ex.be, dev);
+  for (int64_t i = 0; i < SR; i++)
+    for (int64_t j = 0; j < SC; j++)
+      if (host[i * SC + j] != normal_ref(srow(i), scol(j)))
+        ck_abort_msg("s[%lld, %lld] = %.17g, want %.17g", (long long)i, (long long)j,
+                     host[i * SC + j], normal_ref(srow(i), scol(j)));
+  tsr_be_teardown(ex.be);
   teardown_nodes();
 }
 END_TEST
@@ -310,6 +333,26 @@ START_TEST(owner_assignment_is_balanced_and_total) {
 }
 END_TEST
 
+/* A round that runs a rechunk source's program may compile further sources
+ * (a nested rechunk, a held array read in pieces): the program it runs must
+ * stay where it is meanwhile (it once moved with the table: a use after free). */
+START_TEST(phase_source_programs_stay_put_while_others_compile) {
+  tsr_exec ex = make_exec(0, (size_t)1 << 30);
+  tsr_phase ph;
+  tsr_phase_begin(&ph, &ex);
+  tsr_node *x = normal2(6, 11);
+  const tsr_prog *first = NULL, *again = NULL, *other = NULL;
+  ck_assert_int_eq(tsr_phase_source(&ph, x, &first), TSR_OK);
+  for (int64_t k = 1; k <= 40; k++)
+    ck_assert_int_eq(tsr_phase_source(&ph, slice2(x, 0, 1, k % R, 0, 1, C), &other), TSR_OK);
+  ck_assert_int_eq(tsr_phase_source(&ph, x, &again), TSR_OK);
+  ck_assert_ptr_eq(again, first);
+  ck_assert_int_eq(tsr_phase_end(&ph, TSR_OK), TSR_OK);
+  tsr_be_teardown(ex.be);
+  teardown_nodes();
+}
+END_TEST
+
 static Suite *exec_suite(void) {
   Suite *s = suite_create("exec");
   TCase *tc = tcase_create("one rank");
@@ -324,6 +367,8 @@ static Suite *exec_suite(void) {
   tcase_add_loop_test(tc, float32_results_are_rounded_to_float, 0, 2);
   tcase_add_test(tc, no_fuse_chunks_over_the_memory_limit_are_refused_before_work);
   tcase_add_test(tc, owner_assignment_is_balanced_and_total);
+  tcase_add_test(tc, phase_source_programs_stay_put_while_others_compile);
+  tcase_add_test(tc, no_fuse_box_reads_any_number_of_input_chunks);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -46,13 +46,14 @@ equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
 Case K of seed S is the same whatever the number of cases: its generator is
 seeded with S and K, and it depends on the cases before it (see below), never
 on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
-are fixed regression cases that once crashed tessera.
+are fixed regression cases that once crashed tessera or gave a wrong value.
 
-Known tessera bugs are left out of generation, each at a `# BUG:` comment: a
-case that runs into one (found by evaluating it on the NumPy side, random
-leaves standing in with values of their range) is drawn again from the same
-generator. One of them concerns the whole job: no subscripted expression may
-be written twice (excluded() keeps the identities of the earlier cases').
+Known tessera bugs are left out of generation, each at a `# BUG:` comment in
+Evaluator.call (none at present): a case that runs into one (found by
+evaluating it on the NumPy side, random leaves standing in with values of
+their range) records it in Evaluator.bugs and is drawn again from the same
+generator. excluded() also sees the identities of the earlier cases'
+subscripted expressions, for a bug that concerns the whole job.
 """
 
 import argparse
@@ -71,7 +72,8 @@ U64 = 2.0 ** -53
 U32 = 2.0 ** -24
 MAX_ELEMS = 240  # elements of any array the generator builds
 
-# Expressions that crashed tessera once (fixed since): the first cases of every run.
+# Expressions that crashed tessera or gave a wrong value once (fixed since): the first
+# cases of every run.
 REGRESSION = [
     "sum(ones(0))",
     "mean(ones((0, 3)), axis=0)",
@@ -83,6 +85,20 @@ REGRESSION = [
     "std(arange(1) * 3, axis=0)",
     "var(full((), -0.25), ddof=2)",
     "min(rechunk(ones(2, chunks=3), (None,)))",
+    # var/std over a length-1 axis that is not the last, of NaN or inf: NaN, once 0
+    "var(full((1, 2), nan), axis=0)",
+    "std(full((1, 3, 2), -inf, chunks=(1, 2, 1)), axis=-3, keepdims=True)",
+    # sum/mean over an axis that is not the last, of -0.0: +0.0 as NumPy's, once -0.0
+    "1 / sum(-zeros((2, 3)), axis=0)",
+    "1 / mean(full((3, 2, 2), -0.0, chunks=(2, 1, 2)), axis=1, keepdims=True)",
+    # a rechunk of pieces of a rechunked or held array: a use after free (the source
+    # program moved while a nested source compiled), on 3 ranks, and on any
+    "(ones((6, 4, 4), chunks=(3, -1, 2)) + random((6, 4, 4), chunks=4, seed=2).rechunk(3))"
+    ".rechunk(-1)",
+    "rechunk(persist(ones((3, 1, 6, 7), chunks=((2, 1), 3, (1, 2, 1, 2), 4)))[:, -1], -1)",
+    # --no-fuse: an operand reading more than 8 input chunks, once refused
+    "ones(5) @ random(10, chunks=1, seed=1)[::2]",
+    "random((3, 21), chunks=(2, 1), seed=3)[:, ::-2] @ full((11, 2), 0.5, chunks=(3, 1))",
 ]
 
 MODES = ("fused-1", "nofuse-1", "fused-3", "nofuse-3")
@@ -126,14 +142,11 @@ class Arr:
     """An array value: v the values (float64 storage, rounded to dt), e the bound, dt the dtype;
     key: a coarse identity of the expression (equal for any two expressions tessera may merge)."""
 
-    __slots__ = ("v", "e", "dt", "key", "selroot", "selmap", "top", "nxfer", "strided")
+    __slots__ = ("v", "e", "dt", "key", "selroot", "selmap")
 
     def __init__(self, v, e, dt):
         self.key = None
         self.selroot = self.selmap = None  # a subscript: of what, and which elements
-        self.top = None  # the operation that made it
-        self.nxfer = 0  # rechunks and persists in the expression
-        self.strided = False  # a subscript with a step other than +-1 on the way to it
         v = np.asarray(v, dtype=np.float64)
         e = np.broadcast_to(np.asarray(e, dtype=np.float64), v.shape).copy()
         e[np.isnan(e)] = np.inf
@@ -530,28 +543,11 @@ class Evaluator:
         res = self.call_(fname, args, kw)
         if fname in ("rechunk", "persist"):
             x = res
-            if fname == "rechunk" and x.nxfer - (x.top in ("rechunk", "persist")) > 0:
-                # BUG: rechunk of an expression that reads pieces of a rechunk or of held
-                # (persisted) chunks below its top crashes (SIGSEGV in tsr_stage_round under
-                # tsr_stage_xfer): (ones((6, 4, 4), chunks=(3, -1, 2)) + random((6, 4, 4),
-                # chunks=4, seed=2).rechunk(3)).rechunk(-1) on 3 ranks, rechunk(persist(ones((3,
-                # 1, 6, 7), chunks=((2, 1), 3, (1, 2, 1, 2), 4)))[:, -1], -1) on any
-                self.bugs.append("rechunk of an expression with a rechunked or persisted operand")
             res = Arr(x.v, x.e, x.dt)
-            res.key, res.selroot, res.selmap, res.strided = x.key, x.selroot, x.selmap, x.strided
-            res.top, res.nxfer = fname, x.nxfer + 1
+            res.key, res.selroot, res.selmap = x.key, x.selroot, x.selmap
             return res
         if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE:
             return res  # creation sets its key; an operand returned as is keeps its own
-        res.top = fname
-        res.nxfer = sum(a.nxfer for a in args if isinstance(a, Arr))
-        if fname == "transpose":
-            res.strided = args[0].strided
-        if fname in ("matmul", "dot") and any(a.strided for a in args):
-            # BUG: --no-fuse refuses a matmul operand read through a strided subscript of a
-            # computed array, "a chunk reads 9 input chunks; rechunk first" (an internal
-            # limit of 8): ones(5) @ random(10, chunks=1, seed=1)[::2]
-            self.bugs.append("matmul of a strided subscript")
         if fname in REDUCTIONS:
             p = bind(fname, args, kw, 2, ["a", "axis", "keepdims", "ddof"],
                      dict(axis=None, keepdims=False, ddof=0))
@@ -560,17 +556,6 @@ class Evaluator:
             if ax is not None and nd == 1:
                 ax = None  # the only axis: a full reduction
             res.key = ("reduce", fname, p["a"].key, ax, bool(p["keepdims"]), p["ddof"])
-            vals = p["a"].v
-            if fname in ("var", "std") and ax is not None and ax != nd - 1 and vals.shape[ax] == 1:
-                # BUG: var/std over a length-1 axis that is not the last give 0, not NaN, where
-                # the values are NaN or inf: var(full((1, 2), nan), axis=0) is [0. 0.]
-                self.bugs.append("var/std over a length-1 axis that is not the last")
-            if (fname in ("sum", "mean") and ax is not None and ax != nd - 1 and vals.shape[ax] > 0
-                    and np.any(np.all((vals == 0) & np.signbit(vals), axis=ax))):
-                # BUG: sum/mean over an axis that is not the last, of zeros that are all -0.0,
-                # give -0.0 where NumPy (and tessera's last-axis and full sums) give +0.0:
-                # 1 / sum(-zeros((2, 3)), axis=0) is [-inf -inf -inf], NumPy's [inf inf inf]
-                self.bugs.append("sum/mean over an axis that is not the last of -0.0")
         elif fname == "astype":
             res.key = ("astype", args[0].key, res.dt)
         elif fname == "transpose":
@@ -663,8 +648,6 @@ class Evaluator:
             res.selroot, base = x.key, np.arange(x.v.size).reshape(x.v.shape)
         res.selmap = base[t]
         res.key = ("select", res.selroot, res.selmap.shape, res.selmap.tobytes())
-        res.top, res.nxfer = "select", x.nxfer
-        res.strided = x.strided or any(isinstance(i, slice) and i.step not in (None, 1, -1) for i in idx)
         self.select_keys.append(res.key)
         return res
 
@@ -1172,7 +1155,7 @@ class Gen:
 def excluded(ev, seen):
     """Why a generated case (evaluated by ev) is left out, or None. seen: the identities
     of the subscripted expressions of the cases before it."""
-    if ev.bugs:  # var/std over a length-1 axis: see Evaluator.call
+    if ev.bugs:  # the # BUG: lines of Evaluator.call
         return ev.bugs[0]
     # (A subscripted expression written twice once deadlocked 2+ ranks: hash-consing
     # compared subscripts with memcmp, padding bytes included. Found here, fixed.)

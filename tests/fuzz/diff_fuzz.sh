@@ -5,10 +5,11 @@
 # length-0 and length-1 axes, slices with negative steps and out-of-range
 # bounds, integer and None indexes, broadcasting, elementwise functions,
 # every reduction with axis/keepdims/ddof, .T, @, rechunk, astype, persist),
-# after fixed regression cases that once crashed tessera. The job runs fused
-# and --no-fuse, on 1 and 3 ranks; every result must match NumPy in shape,
-# dtype and value (within the rounding bound stated in diff_fuzz.py), and
-# the 1-rank and 3-rank results of each mode must be bitwise equal.
+# after fixed regression cases that once crashed tessera or gave a wrong
+# value. The job runs fused and --no-fuse, on 1 and 3 ranks; every result
+# must match NumPy in shape, dtype and value (within the rounding bound
+# stated in diff_fuzz.py), and the 1-rank and 3-rank results of each mode
+# must be bitwise equal.
 #
 # FUZZ_SEED (default 0) and FUZZ_CASES (default 2000 random cases: about 6 s
 # on 2 cores) pick the run; FUZZ_ONLY=K[,K...] runs only those cases. A
