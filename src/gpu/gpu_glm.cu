@@ -598,8 +598,8 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
   return run_alloc(g);
 }
 
-extern "C" int tsr_gpu_glm_pass(const tsr_glm_pass *pass) {
-  if (pass->nblocks <= 0) return TSR_OK;
+/* One point of every block (nbeta 1). */
+static int pass_one(const tsr_glm_pass *pass) {
   tsr_gpu_bind_device();
   glm_run g;
   int st = TSR_OK, check = pass->what == TSR_GLM_CHECK;
@@ -619,5 +619,26 @@ extern "C" int tsr_gpu_glm_pass(const tsr_glm_pass *pass) {
 done:
   if (st != TSR_OK) cudaStreamSynchronize(STREAM); /* launched work may still use the scratch */
   run_free(&g);
+  return st;
+}
+
+/* Several points: one pass per point. */
+extern "C" int tsr_gpu_glm_pass(const tsr_glm_pass *pass) {
+  if (pass->nblocks <= 0) return TSR_OK;
+  if (pass->nbeta == 1) return pass_one(pass);
+  long long q = pass->p + 1, len = tsr_glm_out_len(pass->p, pass->what);
+  tsr_glm_block *bl = (tsr_glm_block *)malloc(sizeof *bl * (size_t)pass->nblocks);
+  if (!bl) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass");
+  int st = TSR_OK;
+  for (long long k = 0; k < pass->nbeta && st == TSR_OK; k++) {
+    for (long long b = 0; b < pass->nblocks; b++) {
+      bl[b] = pass->blocks[b];
+      bl[b].beta += k * q, bl[b].out += k * len;
+    }
+    tsr_glm_pass one = *pass;
+    one.blocks = bl, one.nbeta = 1;
+    st = pass_one(&one);
+  }
+  free(bl);
   return st;
 }
