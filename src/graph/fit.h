@@ -95,7 +95,8 @@ typedef struct tsr_fit_lam {
 typedef struct tsr_fit_path {
   int n, cap;
   tsr_fit_lam *lams;
-  double extra_s;    /* seconds the running trial spent on other trials' fits */
+  double extra_s;    /* seconds the running trial spent on other trials' fits, less the
+                        shares of its fits that earlier trials solved */
   int paths, passes; /* paths solved, and their passes over X */
 } tsr_fit_path;
 

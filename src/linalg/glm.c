@@ -222,7 +222,10 @@ int tsr_glm_compute(tsr_exec *ex, tsr_node *const *outs, int n) {
   tsr_node *first = outs[0];
   tsr_fit *fit = first->fit;
   tsr_fit_lam *mine = path_entry(ex, first);
-  if (mine && mine->state == TSR_FIT_SOLVED) return take_solved(ex, outs, n, mine);
+  if (mine && mine->state == TSR_FIT_SOLVED) { /* by an earlier trial: its share counts here */
+    ex->fit_path->extra_s -= mine->seconds;
+    return take_solved(ex, outs, n, mine);
+  }
   tsr_glm_data d;
   double t0 = tsr_comm_time();
   int st = data_open(ex, first->in[0], first->in[1], fit->family, &d);

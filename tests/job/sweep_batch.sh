@@ -8,7 +8,8 @@
 # rank, on 2 groups and on one group of 2 ranks; trials whose data differ
 # (another seed) are not put on one path and still match; a lambda whose
 # solver fails inside a path (a singular Hessian) is that trial's recorded
-# failure with the single run's message while the others finish; --batch 1
+# failure with the single run's message while the others finish; a trial's
+# seconds include its share of the path (at least its fit's); --batch 1
 # solves no path; a bad --batch is a usage error.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -36,6 +37,9 @@ for i in range(int(sys.argv[3])):
     for name in ("coef", "intercept"):
         if not np.array_equal(r[name][()], t["results/" + name][i]):
             bad.append("trial %d %s: %r against %r" % (i, name, t["results/" + name][i], r[name][()]))
+    # a trial's seconds: its own work plus its share of the path (its fit's seconds)
+    if not t["trials/seconds"][i] >= j["coef"].attrs["seconds"] > 0:
+        bad.append("trial %d: %r s, its fit %r s" % (i, t["trials/seconds"][i], j["coef"].attrs["seconds"]))
     for key in ("n_iter", "converged", "objective", "passes"):
         if r["coef"].attrs[key] != j["coef"].attrs[key]:
             bad.append("trial %d %s: %r against %r" % (i, key, j["coef"].attrs[key], r["coef"].attrs[key]))
