@@ -23,8 +23,11 @@
 #    time: the first trial of a group loads and holds X and y, the later ones
 #    take them over, trials/reused_bytes; then the fit), "sum of fit s" the
 #    fits' own seconds (X already held; the attribute `seconds` of coef in
-#    each trial's journal file). Not yet in tessera: each pass over X serves
-#    one lambda (no batching of lambdas).
+#    each trial's journal file). The sweep runs with --batch BATCH (default
+#    auto: 16 trials at a time on one group): the lambdas of a batch are one
+#    lambda path, each pass over X serving all of them; a trial's seconds
+#    are an equal share of its path plus its own work. BATCH=1 is one fit
+#    per pass, as before lambda paths.
 # 3. peers (sweep_peers.py; see its header), each a loop over the NLAM values
 #    in the same order, timed as a whole after one untimed warm-up fit, the
 #    data already in memory (on the GPU for PyTorch): scikit-learn
@@ -54,7 +57,8 @@
 #   --cpu    tessera --backend=cpu and no GPU peer, even where GPUs are
 # Environment: N (default 1000000), P (100), NLAM (64), LOGLAM (the exponents
 # of np.logspace, default "-3 3": 1e-3 ... 1e3, TARGETS.md's W5), RANKS (default 1; e.g.
-# "1 2"), SINGLE (default 3; 0: no single fits), BACKEND (default cuda where
+# "1 2"), BATCH (tessera sweep --batch, default auto), SINGLE (default 3; 0: no
+# single fits), BACKEND (default cuda where
 # a GPU is visible, else cpu), TESSERA, PYTHON (default: the first of python3,
 # /usr/bin/python3 that imports h5py and numpy).
 # Exit status: 0, 2 usage, 3 a tool missing, 4 a tessera run failed (a sweep
@@ -78,6 +82,7 @@ P=${P:-100}
 NLAM=${NLAM:-64}
 LOGLAM=${LOGLAM:--3 3}
 RANKS=${RANKS:-1}
+BATCH=${BATCH:-auto}
 SINGLE=${SINGLE:-3}
 [[ $NLAM =~ ^[1-9][0-9]*$ ]] || die "NLAM=$NLAM is not a positive integer"
 [[ $SINGLE =~ ^[0-9]+$ ]] || die "SINGLE=$SINGLE is not an integer"
@@ -149,10 +154,10 @@ status=0 rows=() sweeps=() singles=()
 # row KIND NAME WHERE S TRIAL_S FIT_S CONV DIFF (KIND tessera|host|gpu)
 row() { rows+=("$1|$2|$3|$4|$5|$6|$7|$8"); }
 for k in $RANKS; do
-  where="$k rank$([ "$k" = 1 ] || echo s), $BACKEND"
+  where="$k rank$([ "$k" = 1 ] || echo s), $BACKEND, --batch $BATCH"
   echo "== tessera: sweep fit.tsr, $NLAM trials, on $where" >&2
   t0=$(now)
-  tess "$k" sweep fit.tsr -o "w5-$k.h5" --grid "lam=$GRID" -q >"$work/out-$k.txt" 2>&1
+  tess "$k" sweep fit.tsr -o "w5-$k.h5" --grid "lam=$GRID" --batch "$BATCH" -q >"$work/out-$k.txt" 2>&1
   rc=$?
   t1=$(now)
   cat "$work/out-$k.txt" >&2
@@ -279,7 +284,7 @@ flags=$([ $quick = 1 ] && echo " --quick")$([ $cpu = 1 ] && echo " --cpu")
 HEAD=$(
   record_head "W5 sweep of $NLAM lambdas, logistic $N x $P (chunks $B x $P), $BACKEND — bench/sweep_bench.sh" \
     "load average before/after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
-  echo "- command: \`N=$N P=$P NLAM=$NLAM LOGLAM=\"$LOGLAM\" RANKS=\"$RANKS\" SINGLE=$SINGLE bench/sweep_bench.sh$flags\`"
+  echo "- command: \`N=$N P=$P NLAM=$NLAM LOGLAM=\"$LOGLAM\" RANKS=\"$RANKS\" BATCH=$BATCH SINGLE=$SINGLE bench/sweep_bench.sh$flags\`"
 )
 echo
 echo "for bench/RESULTS.md (the table goes after the command line; RECORD=1 appends it so):"

@@ -40,8 +40,10 @@ typedef struct tsr_options {
   const char *trace;        /* Chrome trace-event JSON file (--trace) or NULL */
   const char *const *sets;  /* --set NAME=VALUE: values of the job's param()s */
   int nsets;
-  int devices_checked; /* internal (a sweep's trials): 1 + whether ranks of a node share a
+  int devices_checked;           /* internal (a sweep's trials): 1 + whether ranks of a node share a
                           GPU, checked over the world before its groups split; 0: check */
+  struct tsr_fit_path *fit_path; /* internal (a sweep's batch of trials): fits solved
+                                    together (graph/fit.h), or NULL */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */
@@ -76,6 +78,8 @@ typedef struct tsr_sweep_options {
   int resume;           /* continue the journal: skip finished trials */
   int max_retries;      /* runs of a failed trial again, at once (default 0) */
   double trial_timeout; /* seconds; 0: none */
+  int batch;            /* trials a group takes at once, their fits solved as lambda
+                           paths (0: auto, 1: one at a time) */
   int shard, nshards;   /* run only trials t with t % nshards == shard (0: no shards) */
   const char *merge;    /* merge this journal directory into opt->output; run nothing */
   const char *minimize; /* the scalar result that orders the table of best trials */

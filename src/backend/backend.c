@@ -193,6 +193,8 @@ int tsr_be_qr(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, 
 
 int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass) {
   BE_NEED(be, glm_pass);
+  if (pass->nbeta < 1 || (pass->what == TSR_GLM_CHECK && pass->nbeta != 1))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "GLM pass: %lld points per block", (long long)pass->nbeta);
   double t0 = DENSE_T0;
   int st = be->glm_pass(pass);
   dense_done("glm_pass", t0);

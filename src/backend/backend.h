@@ -75,8 +75,8 @@ typedef struct tsr_glm_block {
   const double *x;    /* rows x p, row-major, in backend memory */
   const double *y;    /* rows responses, in backend memory */
   int64_t rows;
-  const double *beta; /* host memory: p coefficients, then the intercept */
-  double *out;        /* host memory: tsr_glm_out_len(p, what) values */
+  const double *beta; /* host memory: nbeta points of p coefficients, then the intercept */
+  double *out;        /* host memory: nbeta results of tsr_glm_out_len(p, what) values */
 } tsr_glm_block;
 
 /* What a GLM data pass computes per block, with eta_i = x_i . beta[0..p-1]
@@ -93,12 +93,17 @@ static inline int64_t tsr_glm_out_len(int64_t p, int what) {
   return what == TSR_GLM_CHECK ? 2 : what == TSR_GLM_LOSS ? 1 : what == TSR_GLM_GRAD ? 1 + q : 1 + q + q * q;
 }
 
+/* nbeta points per block (a lambda path's fits in one read of X): point j
+ * at beta + j (p + 1), its results at out + j len; each point's results
+ * have the bits of a pass of that point alone (nbeta 1). The data checks
+ * take one point. */
 typedef struct tsr_glm_pass {
   int family; /* tsr_glm_family (kernel/glm.h) */
   int what;   /* TSR_GLM_* above */
   int64_t p;
   int64_t nblocks;
   const tsr_glm_block *blocks;
+  int64_t nbeta; /* points per block, at least 1 */
 } tsr_glm_pass;
 
 /* Capabilities (the caps op; fixed once setup has run). */

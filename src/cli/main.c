@@ -91,6 +91,10 @@ static const char *usage_sweep =
     "  --trials N             random draws per grid point (default 10)\n"
     "  --sweep-seed N         key of the draws (default 0)\n"
     "  --ranks-per-trial R    ranks of one group (default 1; must divide the ranks)\n"
+    "  --batch B|auto         trials a group takes at once (default auto: up to 16);\n"
+    "                         their GLM fits of the same data and settings that\n"
+    "                         differ only in lamduh are solved together, one pass over\n"
+    "                         X for all (bitwise the fits of tessera run --set); 1: off\n"
     "  --max-retries N        run a failed trial again up to N times (default 0)\n"
     "  --trial-timeout SEC    a trial running longer fails (default: no limit)\n"
     "  --resume               continue the journal: finished trials are kept, failed\n"
@@ -238,6 +242,13 @@ static int parse_sweep_option(cli *c, int argc, char **argv, int *i) {
     if (parse_uint(v, &u) || u == 0 || u > 1000000)
       return usage_error("bad --ranks-per-trial '%s'", v);
     sw->ranks_per_trial = (int)u;
+  } else if ((v = option_value(argc, argv, i, "--batch"))) {
+    if (!strcmp(v, "auto"))
+      sw->batch = 0;
+    else if (parse_uint(v, &u) || u == 0 || u > 1024)
+      return usage_error("bad --batch '%s': use 1 to 1024 or auto", v);
+    else
+      sw->batch = (int)u;
   } else if ((v = option_value(argc, argv, i, "--max-retries"))) {
     if (parse_uint(v, &u) || u > 100) return usage_error("bad --max-retries '%s': use 0 to 100", v);
     sw->max_retries = (int)u;

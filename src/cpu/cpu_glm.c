@@ -8,6 +8,11 @@
  * the gradient, in one read of the row. The Hessian adds sqrt(w)-scaled
  * tiles of rows with dsyrk (one BLAS thread, cpu_linalg.c), tile after tile.
  * So a block's bits depend neither on the thread nor on the other blocks.
+ *
+ * With several points per block (a lambda path), the loss and gradient
+ * take every point while the row is in cache, each point's sums in the
+ * same row order as alone: one read of X for all, the same bits as one
+ * pass per point. The Hessian takes the points one after the other.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -72,23 +77,43 @@ static void hess_tile(int64_t p, int64_t n, const double *s, const double *sw, c
   }
 }
 
-/* The loss (and gradient, Hessian) of one block; tile: scratch of TILE x
- * (p + 2) values. */
-static void pass_block(int family, int what, int64_t p, const tsr_glm_block *b, double *tile) {
+/* The loss and gradient of one block at its nbeta points, rows in order
+ * and, per row, the points in order (a point's sums do not depend on the
+ * others). */
+static void grad_block(int family, int what, int64_t p, int64_t nbeta, const tsr_glm_block *b) {
   int64_t q = p + 1, len = tsr_glm_out_len(p, what);
-  double *out = b->out, *g = out + 1, *h = out + 1 + q;
+  memset(b->out, 0, sizeof(double) * (size_t)(len * nbeta));
+  for (int64_t i = 0; i < b->rows; i++) {
+    const double *x = b->x + i * p;
+    for (int64_t k = 0; k < nbeta; k++) {
+      const double *beta = b->beta + k * q;
+      double *out = b->out + k * len, *g = out + 1;
+      double eta = row_dot(x, beta, p) + beta[p], mu = tsr_glm_mean(family, eta);
+      out[0] += tsr_glm_loss(family, eta, mu, b->y[i]);
+      if (what == TSR_GLM_LOSS) continue;
+      double r = mu - b->y[i];
+      for (int64_t j = 0; j < p; j++) g[j] += r * x[j];
+      g[p] += r;
+    }
+  }
+}
+
+/* The loss, gradient and Hessian of one block at one point (beta, into
+ * out); tile: scratch of TILE x (p + 2) values. */
+static void hess_block(int family, int64_t p, const tsr_glm_block *b, const double *beta,
+                       double *out, double *tile) {
+  int64_t q = p + 1, len = tsr_glm_out_len(p, TSR_GLM_HESS);
+  double *g = out + 1, *h = out + 1 + q;
   double *sw = tile + TILE * p, *w = sw + TILE;
   memset(out, 0, sizeof(double) * (size_t)len);
   int64_t t = 0;
   for (int64_t i = 0; i < b->rows; i++) {
     const double *x = b->x + i * p;
-    double eta = row_dot(x, b->beta, p) + b->beta[p], mu = tsr_glm_mean(family, eta);
+    double eta = row_dot(x, beta, p) + beta[p], mu = tsr_glm_mean(family, eta);
     out[0] += tsr_glm_loss(family, eta, mu, b->y[i]);
-    if (what == TSR_GLM_LOSS) continue;
     double r = mu - b->y[i];
     for (int64_t j = 0; j < p; j++) g[j] += r * x[j];
     g[p] += r;
-    if (what != TSR_GLM_HESS) continue;
     w[t] = tsr_glm_weight(family, mu);
     sw[t] = sqrt(w[t]);
     for (int64_t j = 0; j < p; j++) tile[t * p + j] = sw[t] * x[j];
@@ -97,16 +122,27 @@ static void pass_block(int family, int what, int64_t p, const tsr_glm_block *b, 
       t = 0;
     }
   }
-  if (what != TSR_GLM_HESS) return;
   for (int64_t a = 0; a < q; a++) /* the lower triangle from the upper */
     for (int64_t c = 0; c < a; c++) h[a * q + c] = h[c * q + a];
+}
+
+/* One block of the pass at every point. */
+static void pass_block(const tsr_glm_pass *pass, const tsr_glm_block *b, double *tile) {
+  int64_t p = pass->p, len = tsr_glm_out_len(p, pass->what);
+  if (pass->what == TSR_GLM_CHECK)
+    check_block(pass->family, p, b);
+  else if (pass->what != TSR_GLM_HESS)
+    grad_block(pass->family, pass->what, p, pass->nbeta, b);
+  else
+    for (int64_t k = 0; k < pass->nbeta; k++)
+      hess_block(pass->family, p, b, b->beta + k * (p + 1), b->out + k * len, tile);
 }
 
 int tsr_cpu_glm_pass(const tsr_glm_pass *pass) {
   int64_t p = pass->p, rows = 0;
   for (int64_t k = 0; k < pass->nblocks; k++) rows += pass->blocks[k].rows;
   /* a small pass runs on this thread: waking a team costs more than it */
-  int team = rows * (p + 1) >= (1 << 18) && pass->nblocks > 1;
+  int team = rows * (p + 1) * pass->nbeta >= (1 << 18) && pass->nblocks > 1;
   tsr_workers wk;
   tsr_workers_init(&wk);
 #ifdef TSR_HAVE_LAPACKE
@@ -119,13 +155,8 @@ int tsr_cpu_glm_pass(const tsr_glm_pass *pass) {
     if (pass->what == TSR_GLM_HESS && !tile)
       tsr_workers_fail(&wk, TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass"));
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t k = 0; k < pass->nblocks; k++) {
-      if (tsr_workers_stop(&wk)) continue;
-      if (pass->what == TSR_GLM_CHECK)
-        check_block(pass->family, p, &pass->blocks[k]);
-      else
-        pass_block(pass->family, pass->what, p, &pass->blocks[k], tile);
-    }
+    for (int64_t k = 0; k < pass->nblocks; k++)
+      if (!tsr_workers_stop(&wk)) pass_block(pass, &pass->blocks[k], tile);
     free(tile);
   }
   return tsr_workers_end(&wk);

@@ -29,6 +29,11 @@
  *           warp per output, a strided sum per lane, then a butterfly), the
  *           slices' products likewise, and the Hessian's last row from its
  *           last column and the sum of w.
+ * Several points per block (a lambda path, backend.h): the tile pass takes
+ * up to TKB points per launch, each tile of X loaded once to shared memory
+ * and then used for every point, each point's sums in the order of a pass
+ * at that point alone (so the same bits); the Hessian and wide blocks take
+ * the points one after the other.
  * No floating-point atomics, and every launch's geometry depends only on the
  * block's rows and p: a block's sums have the same order, hence the same
  * bits, whichever thread or rank computes it and whatever else is in the
@@ -65,6 +70,9 @@ extern "C" {
 #define TR 32             /* rows of a tile of the tile kernel */
 #define TQ 128            /* columns (p + 1) the tile kernel takes at most */
 #define TG 8              /* threads per row for eta in the tile kernel */
+#ifndef TKB
+#define TKB 4 /* points of a lambda path per tile-pass launch */
+#endif
 #define TPRE ((TR * (TQ - 1) + THREADS - 1) / THREADS) /* a tile's values per thread */
 #ifndef TILE_MINB
 #define TILE_MINB 3 /* tile CTAs per SM the registers allow (80 each) */
@@ -78,7 +86,7 @@ static_assert(THREADS == GCOLS, "the rows kernel's threads sum one gradient colu
 
 typedef struct rows_args {
   int family;
-  long long p, rows, chunk, ld; /* chunk: rows per CTA; ld: partial sums per CTA */
+  long long p, rows, chunk, ld; /* chunk: rows per CTA; ld: partial sums per CTA and point */
   const double *x, *y, *beta;
   double *part, *r; /* r: per row, or NULL where not needed */
   double *s;        /* the Hessian's S = w_i [x_i 1] (rows x (p + 1)), or NULL */
@@ -96,6 +104,8 @@ typedef struct pass_args {
   long long p, ld, nb;
   const pass_block *tab;
   double *part, *out;
+  int npt;               /* points of the launch (beta: npt x (p + 1) per block) */
+  long long ostride, o0; /* a block's results in out: at b ostride + o0 */
 } pass_args;
 
 typedef struct finish_args {
@@ -267,16 +277,32 @@ __device__ static __forceinline__ void load_tile(const double *x, int p, long lo
   }
 }
 
+/* Point k's eta of row `row` of the tile (TG threads, strided sums, then
+ * a butterfly; every thread of the warp takes part). */
+__device__ static __forceinline__ double tile_eta(const double (*xs)[TQ + 1], const double *b,
+                                                  int p, int row, int part, int nr) {
+  double d = 0.0;
+  if (row < nr)
+    for (int c = part; c < p; c += TG) d = fma(xs[row][c], b[c], d);
+  for (int m = TG / 2; m > 0; m >>= 1) d += __shfl_xor_sync(FULL, d, m);
+  return d;
+}
+
 /* CTA cta of a block: rows [cta chunk, (cta + 1) chunk) in tiles of TR
- * rows (p + 1 <= TQ); see the file's top comment. */
-template <bool GRAD> __device__ static void tile_body(const rows_args &a, long long cta) {
+ * rows (p + 1 <= TQ), at npt <= KB points (beta: npt x q); see the file's
+ * top comment. A point's sums (gs, lsum: per point, in shared memory, each
+ * entry one thread's) run over the rows in order whatever npt is. */
+template <bool GRAD, int KB>
+__device__ static void tile_body(const rows_args &a, long long cta, int npt) {
   __shared__ double xs[TR][TQ + 1]; /* odd row length: column reads hit distinct banks */
-  __shared__ double bs[TQ], rs[TR], ws[TR], ls[TR];
+  __shared__ double bs[KB][TQ], gs[KB][TQ], rs[KB][TR], ls[KB][TR], ws[TR], lsum[KB];
   int tid = threadIdx.x, p = (int)a.p, q = p + 1, row = tid / TG, part = tid % TG;
   long long lo = cta * a.chunk, hi = min(a.rows, lo + a.chunk);
-  for (int j = tid; j < q; j += THREADS) bs[j] = a.beta[j];
-  double g = 0.0, loss = 0.0, wsum = 0.0; /* g: column tid's, for tid < q */
-  double pre[TPRE];                       /* the next tile, loaded while this one is used */
+  for (int j = tid; j < npt * q; j += THREADS) bs[j / q][j % q] = a.beta[j];
+  for (int j = tid; j < npt * TQ; j += THREADS) gs[j / TQ][j % TQ] = 0.0;
+  if (tid < npt) lsum[tid] = 0.0;
+  double wsum = 0.0;
+  double pre[TPRE]; /* the next tile, loaded while this one is used */
   load_tile(a.x, p, lo, hi, tid, pre);
   for (long long t0 = lo; t0 < hi; t0 += TR) {
     int nr = (int)min((long long)TR, hi - t0);
@@ -289,43 +315,54 @@ template <bool GRAD> __device__ static void tile_body(const rows_args &a, long l
     if (tid < nr) xs[tid][p] = 1.0;
     __syncthreads();
     load_tile(a.x, p, t0 + TR, hi, tid, pre);
-    double d = 0.0;
-    if (row < nr)
-      for (int c = part; c < p; c += TG) d = fma(xs[row][c], bs[c], d);
-    for (int m = TG / 2; m > 0; m >>= 1) d += __shfl_xor_sync(FULL, d, m);
-    if (part == 0 && row < nr) {
-      double y = a.y[t0 + row], eta = d + bs[p], mu = tsr_glm_mean(a.family, eta);
-      ls[row] = tsr_glm_loss(a.family, eta, mu, y);
-      rs[row] = mu - y;
-      ws[row] = tsr_glm_weight(a.family, mu);
+    double y = part == 0 && row < nr ? a.y[t0 + row] : 0.0;
+#pragma unroll
+    for (int k = 0; k < KB; k++) {
+      if (k >= npt) break; /* the same for every thread */
+      double d = tile_eta(xs, bs[k], p, row, part, nr);
+      if (part == 0 && row < nr) {
+        double eta = d + bs[k][p], mu = tsr_glm_mean(a.family, eta);
+        ls[k][row] = tsr_glm_loss(a.family, eta, mu, y);
+        rs[k][row] = mu - y;
+        if (k == 0) ws[row] = tsr_glm_weight(a.family, mu);
+      }
     }
     __syncthreads();
+    if (tid < npt)
+      for (int r = 0; r < nr; r++) lsum[tid] += ls[tid][r];
     if (tid == 0)
-      for (int r = 0; r < nr; r++) loss += ls[r], wsum += ws[r];
-    if (GRAD && tid < q)
-      for (int r = 0; r < nr; r++) g = fma(rs[r], xs[r][tid], g);
+      for (int r = 0; r < nr; r++) wsum += ws[r];
+    for (int k = 0; GRAD && k < npt && tid < q; k++) {
+      double g = gs[k][tid];
+      for (int r = 0; r < nr; r++) g = fma(rs[k][r], xs[r][tid], g);
+      gs[k][tid] = g;
+    }
     if (GRAD && a.s)
       for (int e = tid; e < nr * q; e += THREADS) {
         int r = e / q;
         a.s[t0 * q + e] = ws[r] * xs[r][e - r * q]; /* S's tile is contiguous too */
       }
   }
-  double *out = a.part + cta * a.ld;
-  if (tid == 0) out[0] = loss;
-  if (GRAD && tid < q) out[1 + tid] = g;
-  if (GRAD && a.s && tid == 0) out[1 + q] = wsum;
+  __syncthreads();
+  for (int k = 0; k < npt; k++) {
+    double *out = a.part + (cta * npt + k) * a.ld;
+    if (tid == 0) out[0] = lsum[k];
+    if (GRAD && tid < q) out[1 + tid] = gs[k][tid];
+    if (GRAD && a.s && tid == 0) out[1 + q] = wsum;
+  }
 }
 
 /* One block's CTAs (the Hessian's passes: S is one block's). */
 template <bool GRAD>
 __global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_kernel(rows_args a) {
-  tile_body<GRAD>(a, blockIdx.x);
+  tile_body<GRAD, 1>(a, blockIdx.x, 1);
 }
 
-/* A pass's blocks in one launch (loss and gradient passes): CTA c belongs
- * to the last block whose first CTA is at most c, and is that block's CTA
- * c - cta0, with the same rows and sums as in its own launch. */
-template <bool GRAD>
+/* A pass's blocks in one launch (loss and gradient passes), at m.npt <= KB
+ * points: CTA c belongs to the last block whose first CTA is at most c,
+ * and is that block's CTA c - cta0, with the same rows and sums as in its
+ * own launch. */
+template <bool GRAD, int KB>
 __global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_pass_kernel(pass_args m) {
   __shared__ long long sb;
   if (threadIdx.x == 0) {
@@ -335,19 +372,22 @@ __global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_pass_kernel(pa
   }
   __syncthreads();
   const pass_block &t = m.tab[sb];
-  rows_args a = {m.family, m.p, t.rows, t.chunk, m.ld, t.x, t.y, t.beta, m.part + t.cta0 * m.ld,
-                 NULL,     NULL};
-  tile_body<GRAD>(a, blockIdx.x - t.cta0);
+  rows_args a = {
+      m.family, m.p, t.rows, t.chunk, m.ld, t.x, t.y, t.beta, m.part + t.cta0 * m.npt * m.ld,
+      NULL,     NULL};
+  tile_body<GRAD, KB>(a, blockIdx.x - t.cta0, m.npt);
 }
 
-/* Warp w: output k = w mod ld of block b = w / ld, from that block's CTAs'
- * partials in the order finish_kernel sums them. */
+/* Warp w: output k = w mod (npt ld) (point k / ld's output k mod ld) of
+ * block b = w / (npt ld), from that block's CTAs' partials in the order
+ * finish_kernel sums them. */
 __global__ static void pass_finish_kernel(pass_args m) {
-  long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32, b = w / m.ld, k = w % m.ld;
+  long long n = m.npt * m.ld, w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32,
+            b = w / n, k = w % n;
   if (b >= m.nb) return;
   const pass_block &t = m.tab[b];
-  double s = warp_sum_strided(m.part + t.cta0 * m.ld + k, t.nrc, m.ld, threadIdx.x % 32);
-  if (threadIdx.x % 32 == 0) m.out[b * m.ld + k] = s;
+  double s = warp_sum_strided(m.part + t.cta0 * n + k, t.nrc, n, threadIdx.x % 32);
+  if (threadIdx.x % 32 == 0) m.out[b * m.ostride + m.o0 + k] = s;
 }
 
 /* The gradient's columns GCOLS .. p of CTA (column group, row range),
@@ -419,6 +459,7 @@ static unsigned grid_for(long long n) {
 typedef struct glm_run {
   const tsr_glm_pass *pass;
   long long q, len, ld, max_rows;
+  long long nbeta, ngrp; /* points per block; the one launch's groups of TKB points */
   int grad, hess;
   double *beta, *out, *part, *r, *s, *hpart, *host, *tab;
   int one_launch; /* loss or gradient with p + 1 <= TQ: every block in one launch */
@@ -441,19 +482,19 @@ static int dev_alloc(long long n, const char *what, double **ptr) {
 static int run_alloc(glm_run *g) {
   long long nb = g->pass->nblocks, rows = g->max_rows;
   int check = g->pass->what == TSR_GLM_CHECK;
-  TSR_CHECK(dev_alloc(nb * g->len, "results", &g->out));
+  TSR_CHECK(dev_alloc(nb * g->nbeta * g->len, "results", &g->out));
   if (check) { /* pool memory is double *: converted, not aliased */
     double *slot = NULL;
     int st = dev_alloc(2 * nb, "checks", &slot);
     g->slot = (unsigned long long *)slot;
     return st;
   }
-  TSR_CHECK(dev_alloc(nb * g->q, "coefficients", &g->beta));
-  long long nparts = g->one_launch ? g->ctas : row_ctas(rows, g->q);
+  TSR_CHECK(dev_alloc(nb * g->nbeta * g->q, "coefficients", &g->beta));
+  long long nparts = g->one_launch ? g->ctas * min_ll(g->nbeta, TKB) : row_ctas(rows, g->q);
   TSR_CHECK(dev_alloc(nparts * g->ld, "partial sums", &g->part));
-  if (g->one_launch) /* pass_block is 7 words */
-    TSR_CHECK(
-        dev_alloc(nb * (long long)(sizeof(pass_block) / sizeof(double)), "block table", &g->tab));
+  if (g->one_launch) /* pass_block is 7 words; a table per group of points */
+    TSR_CHECK(dev_alloc(g->ngrp * nb * (long long)(sizeof(pass_block) / sizeof(double)),
+                        "block table", &g->tab));
   if (g->grad && g->q > GCOLS) TSR_CHECK(dev_alloc(rows, "residuals", &g->r));
   if (g->hess) TSR_CHECK(dev_alloc(rows * g->q, "w [X 1]", &g->s));
   if (g->hess)
@@ -471,19 +512,20 @@ static void run_free(glm_run *g) {
 /* Every block's coefficients to the device in one copy (staged in host). */
 static int upload_betas(glm_run *g) {
   const tsr_glm_pass *ps = g->pass;
-  double *hb = g->host + ps->nblocks * g->len;
+  long long n = g->nbeta * g->q; /* a block's points */
+  double *hb = g->host + ps->nblocks * g->nbeta * g->len;
   for (long long b = 0; b < ps->nblocks; b++)
-    memcpy(hb + b * g->q, ps->blocks[b].beta, sizeof(double) * (size_t)g->q);
-  CUDA_CHECK(cudaMemcpyAsync(g->beta, hb, sizeof(double) * (size_t)(ps->nblocks * g->q),
+    memcpy(hb + b * n, ps->blocks[b].beta, sizeof(double) * (size_t)n);
+  CUDA_CHECK(cudaMemcpyAsync(g->beta, hb, sizeof(double) * (size_t)(ps->nblocks * n),
                              cudaMemcpyHostToDevice, STREAM));
   return TSR_OK;
 }
 
-/* The loss (gradient, Hessian) of block b into its results. */
-static int block_sums(glm_run *g, long long b) {
+/* The loss (gradient, Hessian) of block b at its point j into its results. */
+static int block_sums(glm_run *g, long long b, long long j) {
   const tsr_glm_block *bl = &g->pass->blocks[b];
   long long p = g->pass->p, rows = bl->rows, nrc = row_ctas(rows, g->q);
-  double *out = g->out + b * g->len;
+  double *out = g->out + (b * g->nbeta + j) * g->len;
   if (rows <= 0)
     return CUDA_STATUS(cudaMemsetAsync(out, 0, sizeof(double) * (size_t)g->len, STREAM));
   rows_args a = {.family = g->pass->family,
@@ -493,7 +535,7 @@ static int block_sums(glm_run *g, long long b) {
                  .ld = g->ld,
                  .x = bl->x,
                  .y = bl->y,
-                 .beta = g->beta + b * g->q,
+                 .beta = g->beta + (b * g->nbeta + j) * g->q,
                  .part = g->part,
                  .r = g->r,
                  .s = g->s};
@@ -524,28 +566,54 @@ static int block_sums(glm_run *g, long long b) {
   return TSR_OK;
 }
 
-/* Every block's loss (and gradient) in one launch, and their sums in
- * another; the table of blocks goes up with the coefficients' copy. */
-static int pass_sums(glm_run *g) {
+/* Every block's loss (and gradient) at points j0 .. j0 + npt - 1 in one
+ * launch, and their sums in another; the table of blocks goes up first. */
+static int pass_group(glm_run *g, long long j0, int npt) {
   const tsr_glm_pass *ps = g->pass;
-  long long nb = ps->nblocks, cta0 = 0;
-  pass_block *tab = (pass_block *)(g->host + nb * (g->len + g->q));
+  long long nb = ps->nblocks, cta0 = 0, grp = j0 / TKB, pbw = sizeof(pass_block) / sizeof(double);
+  pass_block *tab = (pass_block *)(g->host + nb * g->nbeta * (g->len + g->q) + grp * nb * pbw);
   for (long long b = 0; b < nb; b++) {
     const tsr_glm_block *bl = &ps->blocks[b];
     long long nrc = bl->rows > 0 ? row_ctas(bl->rows, g->q) : 0;
-    tab[b] = (pass_block){
-        bl->x, bl->y, g->beta + b * g->q, bl->rows, nrc > 0 ? cdiv(bl->rows, nrc) : 0, nrc, cta0};
+    tab[b] = (pass_block){bl->x,
+                          bl->y,
+                          g->beta + (b * g->nbeta + j0) * g->q,
+                          bl->rows,
+                          nrc > 0 ? cdiv(bl->rows, nrc) : 0,
+                          nrc,
+                          cta0};
     cta0 += nrc;
   }
-  CUDA_CHECK(cudaMemcpyAsync(g->tab, tab, sizeof(pass_block) * (size_t)nb, cudaMemcpyHostToDevice,
-                             STREAM));
-  pass_args m = {g->pass->family, ps->p, g->ld, nb, (const pass_block *)g->tab, g->part, g->out};
-  if (g->ctas > 0 && g->grad)
-    tile_pass_kernel<true><<<(unsigned)g->ctas, THREADS, 0, STREAM>>>(m);
+  pass_block *dtab = (pass_block *)g->tab + grp * nb;
+  CUDA_CHECK(
+      cudaMemcpyAsync(dtab, tab, sizeof(pass_block) * (size_t)nb, cudaMemcpyHostToDevice, STREAM));
+  pass_args m = {g->pass->family,   ps->p,      g->ld, nb, dtab, g->part, g->out, npt,
+                 g->nbeta * g->len, j0 * g->len};
+  unsigned ctas = (unsigned)g->ctas;
+  if (g->ctas > 0 && npt == 1 && g->grad) /* one point: the kernel of a single fit */
+    tile_pass_kernel<true, 1><<<ctas, THREADS, 0, STREAM>>>(m);
+  else if (g->ctas > 0 && npt == 1)
+    tile_pass_kernel<false, 1><<<ctas, THREADS, 0, STREAM>>>(m);
+  else if (g->ctas > 0 && g->grad)
+    tile_pass_kernel<true, TKB><<<ctas, THREADS, 0, STREAM>>>(m);
   else if (g->ctas > 0)
-    tile_pass_kernel<false><<<(unsigned)g->ctas, THREADS, 0, STREAM>>>(m);
-  pass_finish_kernel<<<(unsigned)cdiv(nb * g->ld * 32, THREADS), THREADS, 0, STREAM>>>(m);
+    tile_pass_kernel<false, TKB><<<ctas, THREADS, 0, STREAM>>>(m);
+  pass_finish_kernel<<<(unsigned)cdiv(nb * npt * g->ld * 32, THREADS), THREADS, 0, STREAM>>>(m);
   CUDA_CHECK(cudaGetLastError());
+  return TSR_OK;
+}
+
+/* Every block at every point, TKB points per launch. */
+static int pass_sums(glm_run *g) {
+  for (long long j0 = 0; j0 < g->nbeta; j0 += TKB)
+    TSR_CHECK(pass_group(g, j0, (int)min_ll(TKB, g->nbeta - j0)));
+  return TSR_OK;
+}
+
+/* Every block at every point, one launch sequence per block and point. */
+static int blocks_sums(glm_run *g) {
+  for (long long b = 0; b < g->pass->nblocks; b++)
+    for (long long j = 0; j < g->nbeta; j++) TSR_CHECK(block_sums(g, b, j));
   return TSR_OK;
 }
 
@@ -562,7 +630,7 @@ static int block_check(glm_run *g, long long b) {
 /* Every block's results to the host in one copy, then to each block's out. */
 static int download_outs(glm_run *g) {
   const tsr_glm_pass *ps = g->pass;
-  long long n = ps->nblocks * g->len;
+  long long per = g->nbeta * g->len, n = ps->nblocks * per;
   if (ps->what == TSR_GLM_CHECK) {
     check_finish<<<(unsigned)cdiv(n, THREADS), THREADS, 0, STREAM>>>(n, g->slot, g->out);
     CUDA_CHECK(cudaGetLastError());
@@ -571,7 +639,7 @@ static int download_outs(glm_run *g) {
       cudaMemcpyAsync(g->host, g->out, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost, STREAM));
   CUDA_CHECK(cudaStreamSynchronize(STREAM));
   for (long long b = 0; b < ps->nblocks; b++)
-    memcpy(ps->blocks[b].out, g->host + b * g->len, sizeof(double) * (size_t)g->len);
+    memcpy(ps->blocks[b].out, g->host + b * per, sizeof(double) * (size_t)per);
   return TSR_OK;
 }
 
@@ -584,6 +652,8 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
                      ps->what, ps->family, (long long)ps->p);
   g->q = ps->p + 1;
   g->len = tsr_glm_out_len(ps->p, ps->what);
+  g->nbeta = ps->nbeta;
+  g->ngrp = cdiv(ps->nbeta, TKB);
   g->grad = ps->what == TSR_GLM_GRAD || ps->what == TSR_GLM_HESS;
   g->hess = ps->what == TSR_GLM_HESS;
   g->ld = g->hess ? 2 + g->q : g->grad ? 1 + g->q : 1;
@@ -592,7 +662,8 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
     g->ctas += ps->blocks[b].rows > 0 ? row_ctas(ps->blocks[b].rows, g->q) : 0;
   for (long long b = 0; b < ps->nblocks; b++)
     if (ps->blocks[b].rows > g->max_rows) g->max_rows = ps->blocks[b].rows;
-  size_t nhost = (size_t)(ps->nblocks * (g->len + g->q + (long long)(sizeof(pass_block) / 8)));
+  size_t nhost = (size_t)(ps->nblocks * (g->nbeta * (g->len + g->q) +
+                                         g->ngrp * (long long)(sizeof(pass_block) / 8)));
   if (!(g->host = (double *)malloc(sizeof(double) * nhost)))
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass (%zu values)", nhost);
   return run_alloc(g);
@@ -612,9 +683,10 @@ extern "C" int tsr_gpu_glm_pass(const tsr_glm_pass *pass) {
     TSR_CHECK_GOTO(st, upload_betas(&g), done);
   if (g.one_launch)
     TSR_CHECK_GOTO(st, pass_sums(&g), done);
+  else if (!check)
+    TSR_CHECK_GOTO(st, blocks_sums(&g), done);
   else
-    for (long long b = 0; b < pass->nblocks; b++)
-      TSR_CHECK_GOTO(st, check ? block_check(&g, b) : block_sums(&g, b), done);
+    for (long long b = 0; b < pass->nblocks; b++) TSR_CHECK_GOTO(st, block_check(&g, b), done);
   st = download_outs(&g);
 done:
   if (st != TSR_OK) cudaStreamSynchronize(STREAM); /* launched work may still use the scratch */

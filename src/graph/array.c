@@ -368,6 +368,22 @@ uint64_t tsr_node_fingerprint(tsr_node *n) {
   return n->print = h ? h : 1;
 }
 
+uint64_t tsr_node_fit_key(tsr_node *n) {
+  const tsr_fit *f = n->fit;
+  uint64_t x = f ? tsr_node_fingerprint(n->in[0]) : 0, y = f ? tsr_node_fingerprint(n->in[1]) : 0;
+  if (!x || !y) return 0;
+  uint64_t h = mix(mix(x, y), (uint64_t)f->family);
+  h = mix(mix(mix(h, (uint64_t)f->solver), (uint64_t)f->reg), (uint64_t)f->fit_intercept);
+  h = mix_double(mix_double(mix(h, (uint64_t)f->max_iter), f->l1_ratio), f->tol);
+  return h ? h : 1;
+}
+
+int tsr_nodes_list_fits(tsr_fit_path *p) {
+  for (tsr_node *n = all_nodes; n; n = n->next_all)
+    if (n->fit) TSR_CHECK(tsr_fit_path_add(p, tsr_node_fit_key(n), n->fit->lamduh));
+  return TSR_OK;
+}
+
 static void carried_release(carried *c) {
   for (int64_t k = 0; k < c->nchunks; k++)
     if (c->held[k]) {
@@ -393,9 +409,9 @@ static void carry_keep(tsr_node *n) {
     tsr_node_release_held(n);
     return;
   }
-  carry_store[carry_n++] = (carried){print,        n->held_size,  tsr_grid_count(&n->grid),
-                                     n->held,      n->held_bytes, n->held_free,
-                                     n->held_ctx};
+  carry_store[carry_n++] =
+      (carried){print,        n->held_size, tsr_grid_count(&n->grid), n->held, n->held_bytes,
+                n->held_free, n->held_ctx};
   n->held = NULL;
   n->held_bytes = 0;
 }

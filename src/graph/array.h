@@ -152,6 +152,12 @@ int tsr_node_adopt(tsr_node *n, int size);
 double tsr_nodes_adopted_bytes(void);
 /* 0 when n has no fingerprint (it depends on a fit or a decomposition). */
 uint64_t tsr_node_fingerprint(tsr_node *n);
+/* An output of a fit: a hash of the fingerprints of its X and y and of the
+ * fit's settings but lamduh (the fits of two jobs with the same key differ
+ * at most in lamduh); 0 when X or y has no fingerprint. */
+uint64_t tsr_node_fit_key(tsr_node *n);
+/* Lists every fit of the job in p (graph/fit.h: key and lamduh). */
+int tsr_nodes_list_fits(tsr_fit_path *p);
 
 /* Forgets every computed value (benchmark repeats recompute from scratch). */
 void tsr_nodes_clear_values(void);

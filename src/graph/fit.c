@@ -66,3 +66,30 @@ void tsr_fits_free(void) {
     free(r);
   }
 }
+
+/* ---- lambda paths ----------------------------------------------------------- */
+
+int tsr_fit_path_add(tsr_fit_path *p, uint64_t key, double lamduh) {
+  if (!key || tsr_fit_path_find(p, key, lamduh)) return TSR_OK;
+  if (p->n == p->cap) {
+    tsr_fit_lam *l = realloc(p->lams, sizeof *l * (size_t)(2 * p->cap + 8));
+    if (!l) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a lambda path");
+    p->lams = l;
+    p->cap = 2 * p->cap + 8;
+  }
+  p->lams[p->n++] = (tsr_fit_lam){.key = key, .lamduh = lamduh, .state = TSR_FIT_TODO};
+  return TSR_OK;
+}
+
+tsr_fit_lam *tsr_fit_path_find(tsr_fit_path *p, uint64_t key, double lamduh) {
+  for (int i = 0; p && i < p->n; i++) /* bitwise: -0.0 and 0.0 are two fits' values */
+    if (p->lams[i].key == key && !memcmp(&p->lams[i].lamduh, &lamduh, sizeof lamduh))
+      return &p->lams[i];
+  return NULL;
+}
+
+void tsr_fit_path_clear(tsr_fit_path *p) {
+  for (int i = 0; i < p->n; i++) free(p->lams[i].beta);
+  free(p->lams);
+  memset(p, 0, sizeof *p);
+}

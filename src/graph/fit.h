@@ -72,4 +72,39 @@ int tsr_fit_new(const tsr_fit *spec, tsr_fit **out);
 /* Frees every fit of the job. */
 void tsr_fits_free(void);
 
+/* ---- a lambda path: fits of several jobs solved together -----------------
+ * A sweep's batch of trials lists here, before they run, the fits of each
+ * trial's job: a key of what a fit computes but its lamduh (X and y, the
+ * family, solver and settings: tsr_node_fit_key) and its lamduh. The first
+ * trial to compute a fit solves every lamduh listed under its key together
+ * (one pass over X per step for all of them) and keeps the results here;
+ * the later trials take theirs. Cross-job state, owned by the sweep. */
+
+typedef enum { TSR_FIT_TODO, TSR_FIT_SOLVED, TSR_FIT_ALONE } tsr_fit_lam_state;
+
+typedef struct tsr_fit_lam {
+  uint64_t key;
+  double lamduh;
+  tsr_fit_lam_state state; /* ALONE: solve it in its own trial (its path failed) */
+  int64_t q;
+  double *beta; /* SOLVED: q values, the intercept last */
+  int n_iter, converged, passes;
+  double objective, seconds; /* seconds: its share of the path's time */
+} tsr_fit_lam;
+
+typedef struct tsr_fit_path {
+  int n, cap;
+  tsr_fit_lam *lams;
+  double extra_s;    /* seconds the running trial spent on other trials' fits, less the
+                        shares of its fits that earlier trials solved */
+  int paths, passes; /* paths solved, and their passes over X */
+} tsr_fit_path;
+
+/* Lists (key, lamduh) once; key 0 (a fit with no key) is not listed. */
+int tsr_fit_path_add(tsr_fit_path *p, uint64_t key, double lamduh);
+/* The entry of (key, lamduh), or NULL. */
+tsr_fit_lam *tsr_fit_path_find(tsr_fit_path *p, uint64_t key, double lamduh);
+/* Empties p (its memory is freed). */
+void tsr_fit_path_clear(tsr_fit_path *p);
+
 #endif

@@ -386,6 +386,21 @@ int tsr_job_params(const tsr_options *opt, const char *name, const char *text, c
   return st;
 }
 
+int tsr_job_fits(const tsr_options *opt, const char *name, const char *text,
+                 struct tsr_fit_path *path) {
+  tsr_source src = {name, text};
+  ast_program prog;
+  TSR_CHECK(tsr_parse_program(&src, &prog));
+  struct tsr_interp ip;
+  int st = interpret(opt, &src, &prog, &ip);
+  if (st == TSR_OK) st = tsr_nodes_list_fits(path);
+  tsr_interp_free(&ip);
+  tsr_ast_program_free(&prog);
+  tsr_nodes_free_all();
+  tsr_io_job_end();
+  return st;
+}
+
 /* Computes v (repeat times for benchmarks: each time from scratch, after a
  * barrier) and returns the compute time of each run in times[], and the
  * communication time of the last run in *last_comm (the first run may pay

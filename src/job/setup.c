@@ -178,6 +178,7 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->no_fuse = opt->no_fuse;
   ex->progress = opt->quiet ? 0 : opt->progress;
   ex->quiet = opt->quiet;
+  ex->fit_path = opt->fit_path;
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;

@@ -12,6 +12,14 @@
  * results file in the journal; a failure is that trial's record, and the
  * others go on. At the end world rank 0 merges the journal into the output
  * (sweep_merge.c) and prints the best trials.
+ *
+ * A group takes --batch trials at once and lists their jobs' GLM fits
+ * first (interpreting each, computing nothing): fits of the same data and
+ * settings that differ only in lamduh are then solved together, as a
+ * lambda path, by the first trial that computes one of them, and the
+ * others take their results (linalg/glm.c). Each trial otherwise runs and
+ * is recorded alone, as without a batch; its seconds are its own work plus
+ * an equal share of each path it took part in.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -42,6 +50,8 @@ typedef struct sweep {
   int devices_checked;  /* tsr_options.devices_checked of the trials */
   FILE *devnull;
   int group, ok, failed;
+  int64_t batch;      /* trials taken at once */
+  tsr_fit_path *path; /* the fits of the batch running, or NULL */
 } sweep;
 
 /* ---- before any trial ------------------------------------------------------- */
@@ -121,20 +131,28 @@ static void describe(const sweep *s, int64_t t, char *buf, size_t n) {
                              s->plan.settings[t * s->plan.nparams + j]);
 }
 
-/* One run of trial t; *msg gets the error's text. */
-static int run_once(sweep *s, int64_t t, char *msg, size_t n) {
-  tsr_options o = *s->opt;
-  char out[4200];
+/* Trial todo[k]'s settings after the user's --set, into o. */
+static void trial_options(sweep *s, int64_t k, tsr_options *o) {
+  *o = *s->opt;
   for (int j = 0; j < s->plan.nparams; j++)
-    s->sets[s->opt->nsets + j] = s->plan.settings[t * s->plan.nparams + j];
-  tsr_journal_path(s->dir, t, "h5", out, sizeof out);
-  o.sets = s->sets;
-  o.nsets = s->opt->nsets + s->plan.nparams;
+    s->sets[s->opt->nsets + j] = s->plan.settings[s->todo[k] * s->plan.nparams + j];
+  o->sets = s->sets;
+  o->nsets = s->opt->nsets + s->plan.nparams;
+}
+
+/* One run of trial todo[k]; *msg gets the error's text. */
+static int run_once(sweep *s, int64_t k, char *msg, size_t n) {
+  tsr_options o;
+  char out[4200];
+  trial_options(s, k, &o);
+  tsr_journal_path(s->dir, s->todo[k], "h5", out, sizeof out);
   o.output = out;
   o.quiet = 1;
   o.progress = 0;
   o.trace = NULL;
   o.devices_checked = s->devices_checked;
+  o.fit_path = s->path;
+  if (s->path) s->path->extra_s = 0;
   if (s->sw->trial_timeout > 0) tsr_signals_deadline(s->sw->trial_timeout);
   int st = tsr_run_job(&o, s->name, s->text, s->devnull);
   int timed_out = tsr_signals_deadline_passed();
@@ -171,8 +189,8 @@ static int run_trial(sweep *s, int64_t k) {
     r.attempts++;
     if (leader) TSR_CHECK(tsr_journal_start(s->dir, t, r.attempts));
     double t0 = tsr_comm_time();
-    int st = run_once(s, t, r.error, sizeof r.error);
-    r.seconds = tsr_comm_time() - t0;
+    int st = run_once(s, k, r.error, sizeof r.error);
+    r.seconds = tsr_comm_time() - t0 - (s->path ? s->path->extra_s : 0);
     r.reused = tsr_nodes_adopted_bytes();
     if (st == TSR_ERR_INTERRUPTED || tsr_interrupted())
       return TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
@@ -189,18 +207,57 @@ static int run_trial(sweep *s, int64_t k) {
   return leader ? tsr_journal_record(s->dir, t, &r) : TSR_OK;
 }
 
-/* The group's loop: draw, run, until the counter passes the list. */
+/* The fits of trials todo[k .. k + n - 1] into path. A trial whose job
+ * fails here lists nothing: it fails again, on its own, when it runs. */
+static void list_fits(sweep *s, int64_t k, int64_t n, tsr_fit_path *path) {
+  for (int64_t i = k; i < k + n; i++) {
+    tsr_options o;
+    trial_options(s, i, &o);
+    if (tsr_job_fits(&o, s->name, s->text, path) != TSR_OK) tsr_error_clear();
+  }
+}
+
+/* Trials todo[k .. k + n - 1], their fits as lambda paths. */
+static int run_batch(sweep *s, int64_t k, int64_t n) {
+  tsr_fit_path path = {0};
+  if (n > 1) {
+    list_fits(s, k, n, &path);
+    s->path = &path;
+  }
+  int st = TSR_OK;
+  for (int64_t i = k; i < k + n && st == TSR_OK; i++)
+    st = tsr_agree(run_trial(s, i)); /* the record must be written */
+  if (path.paths && tsr_comm_rank() == 0 && !s->opt->quiet)
+    fprintf(stderr,
+            "tessera: sweep: trials %" PRId64 " to %" PRId64 ": %d lambda path%s, %d passes "
+            "over X\n",
+            s->todo[k], s->todo[k + n - 1], path.paths, path.paths == 1 ? "" : "s", path.passes);
+  s->path = NULL;
+  tsr_fit_path_clear(&path);
+  return st;
+}
+
+/* The group's loop: take a batch, run it, until the counter passes the
+ * list. A group whose leader cannot write a record stops. */
 static int run_group(sweep *s) {
   int st = TSR_OK;
   tsr_nodes_carry(1); /* held arrays no param changes go from trial to trial */
   while (st == TSR_OK) {
     int64_t k;
-    if ((st = tsr_counter_next(&k)) != TSR_OK || k >= s->ntodo) break;
-    /* The record must be written: a group whose leader cannot write stops. */
-    st = tsr_agree(run_trial(s, k));
+    if ((st = tsr_counter_take(s->batch, &k)) != TSR_OK || k >= s->ntodo) break;
+    st = run_batch(s, k, k + s->batch <= s->ntodo ? s->batch : s->ntodo - k);
   }
   tsr_nodes_carry(0);
   return st;
+}
+
+/* --batch, or auto: up to 16 trials, fewer when the groups would not all
+ * get one. */
+static int64_t batch_size(const sweep *s) {
+  if (s->sw->batch > 0) return s->sw->batch;
+  int per = s->sw->ranks_per_trial > 0 ? s->sw->ranks_per_trial : 1;
+  int64_t groups = tsr_comm_world_size() / per, b = (s->ntodo + groups - 1) / groups;
+  return b < 1 ? 1 : b > 16 ? 16 : b;
 }
 
 /* ---- the whole sweep ------------------------------------------------------- */
@@ -216,6 +273,7 @@ static int setup(sweep *s) {
   TSR_CHECK(tsr_agree_rank0(st, "could not open the sweep's journal"));
   TSR_CHECK(share_todo(s));
   TSR_CHECK(tsr_job_devices_check(s->opt, &s->devices_checked));
+  s->batch = batch_size(s);
   TSR_MALLOC(s->sets, sizeof *s->sets * (size_t)(s->opt->nsets + s->plan.nparams + 1));
   for (int k = 0; k < s->opt->nsets; k++) s->sets[k] = s->opt->sets[k];
   if (!(s->devnull = fopen("/dev/null", "w")))

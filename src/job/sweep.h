@@ -41,6 +41,11 @@ int tsr_sweep_manifest_parse(const char *dir, const char *text, tsr_sweep_plan *
 int tsr_job_params(const tsr_options *opt, const char *name, const char *text, char *params,
                    size_t n);
 
+/* Parses and interprets the job (no computing) with opt's --set values and
+ * lists its fits in path (graph/fit.h: their keys and lamduh). */
+int tsr_job_fits(const tsr_options *opt, const char *name, const char *text,
+                 struct tsr_fit_path *path);
+
 /* World rank 0: merges the journal dir into output (a table of every
  * trial) and prints the best trials to out (sw->minimize / maximize);
  * *any_failed says whether a trial failed or did not run. */

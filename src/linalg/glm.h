@@ -34,16 +34,24 @@ typedef struct tsr_glm_data {
   const int64_t *rows; /* rows of each block */
   double **x, **y;     /* this rank's blocks in backend memory (NULL for the others) */
   int x_borrowed, y_borrowed;
-  int64_t nmine; /* how many blocks this rank owns (b = rank, rank + size, ...) */
-  double *out;   /* scratch: nmine results of the largest kind */
-  double *all;   /* scratch: nb results, in block order */
-  int passes;    /* data passes so far (the same count on every rank) */
+  int64_t nmine;               /* how many blocks this rank owns (b = rank, rank + size, ...) */
+  double *out;                 /* scratch: nmine results of the largest kind */
+  double *all;                 /* scratch: nb results, in block order */
+  int passes;                  /* data passes so far (the same count on every rank) */
+  struct tsr_glm_batch *batch; /* a solver of a lambda path: its passes go there */
+  int lane;                    /* and this is its lane of the path (glm_batch.c) */
 } tsr_glm_data;
 
 /* The sums over every block at beta (q values): out[0] the loss, then for
  * TSR_GLM_GRAD the gradient (q), for TSR_GLM_HESS also the Hessian (q x q),
- * summed in block order; the same bits on every rank. Collective. */
+ * summed in block order; the same bits on every rank. Collective (on a
+ * path's lane: a request its serving thread makes collective). */
 int tsr_glm_eval(tsr_glm_data *d, const double *beta, int what, double *out);
+
+/* tsr_glm_eval at nbeta points in one pass over X: betas nbeta x q, outs
+ * nbeta results; each point's results have the bits of tsr_glm_eval at it
+ * alone. Collective. */
+int tsr_glm_eval_many(tsr_glm_data *d, int64_t nbeta, const double *betas, int what, double *outs);
 
 /* Each of this rank's blocks at its own point: betas[k] (q values) for the
  * k-th block of this rank, its results to outs[k]; no communication. */
@@ -77,6 +85,25 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
 int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_admm(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
+
+/* ---- lambda paths (glm_batch.c) ------------------------------------------ */
+
+/* Whether a solver runs on a path (ADMM, whose passes are per block and
+ * collective by themselves, does not). */
+int tsr_glm_solver_batches(int solver);
+
+/* Solves pb for each of the n penalties lams[i] together: each with the
+ * unchanged solver on its own thread, their data passes served together on
+ * this one (one pass over X per round, tsr_glm_eval_many), so that every
+ * MPI call stays on this thread. Into betas[i] (q values), fits[i] (a copy
+ * of pb->fit: n_iter, converged, passes), objs[i] and sts[i] (agreed
+ * over the ranks; the error text of a failed one is lost: solve it alone
+ * for it). Returns an error only when the path itself failed. Collective. */
+int tsr_glm_solve_path(const tsr_glm_problem *pb, tsr_glm_solver solve, int n, const double *lams,
+                       double *const *betas, tsr_fit *fits, double *objs, int *sts);
+
+/* A lane's pass request (tsr_glm_eval on a lane's data). */
+int tsr_glm_batch_request(tsr_glm_data *d, const double *beta, int what, double *out);
 
 /* max |v_i| and a . b over n values, in index order. */
 static inline double tsr_glm_inf_norm(int64_t n, const double *v) {

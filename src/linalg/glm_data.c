@@ -43,7 +43,10 @@ int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs) {
   return TSR_OK;
 }
 
-int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *const *outs) {
+/* This rank's blocks, block k at nbeta points betas[k] (nbeta q values),
+ * its results to outs[k] (nbeta results); no communication. */
+static int eval_blocks(tsr_glm_data *d, int64_t nbeta, double *const *betas, int what,
+                       double *const *outs) {
   tsr_exec *ex = d->ex;
   tsr_glm_block *bl = calloc((size_t)d->nmine + 1, sizeof *bl);
   if (!bl) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's pass");
@@ -51,34 +54,47 @@ int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *c
     int64_t b = ex->rank + k * ex->size;
     bl[k] = (tsr_glm_block){d->x[b], d->y[b], d->rows[b], betas[k], outs[k]};
   }
-  tsr_glm_pass pass = {d->family, what, d->p, d->nmine, bl};
+  tsr_glm_pass pass = {d->family, what, d->p, d->nmine, bl, nbeta};
   double t0 = tsr_comm_time();
   int st = tsr_be_glm_pass(ex->be, &pass);
   ex->compute_s += tsr_comm_time() - t0;
   for (int64_t k = 0; k < d->nmine; k++)
-    ex->elements += (double)(d->rows[ex->rank + k * ex->size] * (d->p + 1));
+    ex->elements += (double)(d->rows[ex->rank + k * ex->size] * (d->p + 1) * nbeta);
   free(bl);
   return st;
 }
 
-int tsr_glm_eval(tsr_glm_data *d, const double *beta, int what, double *out) {
+int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *const *outs) {
+  return eval_blocks(d, 1, betas, what, outs);
+}
+
+int tsr_glm_eval_many(tsr_glm_data *d, int64_t nbeta, const double *betas, int what, double *outs) {
   tsr_exec *ex = d->ex;
-  int64_t len = tsr_glm_out_len(d->p, what);
-  double **betas = malloc(sizeof(double *) * (size_t)(d->nmine + 1)),
-         **outs = malloc(sizeof(double *) * (size_t)(d->nmine + 1));
-  int st = betas && outs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's pass");
+  int64_t len = tsr_glm_out_len(d->p, what), rec = len * nbeta;
+  /* one point fits the scratch sized for the Hessian; a path takes its own */
+  double *all = nbeta == 1 ? d->all : malloc(sizeof(double) * (size_t)(d->nb * rec + 1));
+  double **bs = malloc(sizeof(double *) * (size_t)(d->nmine + 1)),
+         **os = malloc(sizeof(double *) * (size_t)(d->nmine + 1));
+  int st = all && bs && os ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a fit's pass");
   for (int64_t k = 0; k < d->nmine && st == TSR_OK; k++) {
-    betas[k] = (double *)beta;
-    outs[k] = d->all + (ex->rank + k * ex->size) * len;
+    bs[k] = (double *)betas;
+    os[k] = all + (ex->rank + k * ex->size) * rec;
   }
-  if (st == TSR_OK) st = tsr_glm_eval_mine(d, betas, what, outs);
-  d->passes++;
-  free(betas), free(outs);
+  if (st == TSR_OK) st = eval_blocks(d, nbeta, bs, what, os);
+  free(bs), free(os);
   st = tsr_agree(st);
-  if (st == TSR_OK) st = tsr_glm_gather(d, len, d->all);
-  if (st != TSR_OK) return st;
-  memcpy(out, d->all, sizeof(double) * (size_t)len); /* block 0, then the others in order */
-  for (int64_t b = 1; b < d->nb; b++)
-    for (int64_t i = 0; i < len; i++) out[i] += d->all[b * len + i];
-  return TSR_OK;
+  if (st == TSR_OK) st = tsr_glm_gather(d, rec, all);
+  if (st == TSR_OK) { /* each point: block 0, then the others in order */
+    memcpy(outs, all, sizeof(double) * (size_t)rec);
+    for (int64_t b = 1; b < d->nb; b++)
+      for (int64_t i = 0; i < rec; i++) outs[i] += all[b * rec + i];
+  }
+  if (all != d->all) free(all);
+  return st;
+}
+
+int tsr_glm_eval(tsr_glm_data *d, const double *beta, int what, double *out) {
+  d->passes++;
+  if (d->batch) return tsr_glm_batch_request(d, beta, what, out);
+  return tsr_glm_eval_many(d, 1, beta, what, out);
 }

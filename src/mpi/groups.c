@@ -55,16 +55,17 @@ int tsr_counter_open(void) {
   return TSR_OK;
 }
 
-static int draw(int64_t *value) {
-  int64_t one = 1;
+static int draw(int64_t n, int64_t *value) {
   TSR_MPI_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, counter_win));
-  TSR_MPI_CHECK(MPI_Fetch_and_op(&one, value, MPI_INT64_T, 0, 0, MPI_SUM, counter_win));
+  TSR_MPI_CHECK(MPI_Fetch_and_op(&n, value, MPI_INT64_T, 0, 0, MPI_SUM, counter_win));
   TSR_MPI_CHECK(MPI_Win_unlock(0, counter_win));
   return TSR_OK;
 }
 
-int tsr_counter_next(int64_t *value) {
-  int st = tsr_comm_rank() == 0 ? draw(value) : TSR_OK;
+int tsr_counter_next(int64_t *value) { return tsr_counter_take(1, value); }
+
+int tsr_counter_take(int64_t n, int64_t *value) {
+  int st = tsr_comm_rank() == 0 ? draw(n, value) : TSR_OK;
   int worst = st;
   TSR_CHECK(tsr_comm_max_int(st, &worst));
   if (worst != TSR_OK) return st != TSR_OK ? st : TSR_ERROR(worst, "the group's counter failed");

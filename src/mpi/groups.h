@@ -27,6 +27,8 @@ int tsr_groups_join(void);
  * together (the group's rank 0 draws, the others receive the same number). */
 int tsr_counter_open(void);
 int tsr_counter_next(int64_t *value);
+/* next() that adds n: the caller takes value .. value + n - 1. */
+int tsr_counter_take(int64_t n, int64_t *value);
 void tsr_counter_close(void);
 
 /* Maximum of v over the whole world (not the session). */

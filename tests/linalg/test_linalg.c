@@ -284,6 +284,52 @@ START_TEST(matmul_on_irregular_chunks_matches_naive_product) {
 }
 END_TEST
 
+/* ---- GLM data passes at several points ---------------------------------------- */
+
+/* A pass at K points per block gives each point the bits of a pass at it
+ * alone (a lambda path's fits equal single fits), for every family and
+ * kind, blocks of 1 to 700 rows and a block with none. */
+START_TEST(glm_pass_at_several_points_has_the_bits_of_one_pass_per_point) {
+  enum { P = 7, Q = P + 1, K = 5, NB = 4 };
+  static const int64_t rows[NB] = {700, 1, 0, 333};
+  tsr_exec ex = make_exec();
+  double *x[NB], *y[NB], betas[K * Q];
+  for (int b = 0; b < NB; b++) {
+    x[b] = malloc(sizeof(double) * (size_t)(rows[b] * P + 1));
+    y[b] = malloc(sizeof(double) * (size_t)(rows[b] + 1));
+    for (int64_t i = 0; i < rows[b] * P; i++) x[b][i] = sin(0.37 * (double)(i + 11 * b)) * 2;
+    for (int64_t i = 0; i < rows[b]; i++) y[b][i] = (double)((i * 7 + b) % 3 == 0);
+  }
+  for (int i = 0; i < K * Q; i++) betas[i] = 0.3 * cos(1.3 * i);
+  for (int family = 0; family < TSR_GLM_NFAMILIES; family++)
+    for (int what = TSR_GLM_LOSS; what <= TSR_GLM_HESS; what++) {
+      int64_t len = tsr_glm_out_len(P, what);
+      double *many = calloc((size_t)(NB * K * len), sizeof(double));
+      double *one = calloc((size_t)(NB * K * len), sizeof(double));
+      tsr_glm_block bl[NB];
+      for (int b = 0; b < NB; b++)
+        bl[b] = (tsr_glm_block){x[b], y[b], rows[b], betas, many + b * K * len};
+      tsr_glm_pass pass = {family, what, P, NB, bl, K};
+      ck_assert_int_eq(tsr_be_glm_pass(ex.be, &pass), TSR_OK);
+      for (int k = 0; k < K; k++) {
+        for (int b = 0; b < NB; b++)
+          bl[b] = (tsr_glm_block){x[b], y[b], rows[b], betas + k * Q, one + (b * K + k) * len};
+        tsr_glm_pass single = {family, what, P, NB, bl, 1};
+        ck_assert_int_eq(tsr_be_glm_pass(ex.be, &single), TSR_OK);
+      }
+      ck_assert_msg(!memcmp(many, one, sizeof(double) * (size_t)(NB * K * len)),
+                    "family %d, what %d: the points' bits differ from single passes", family, what);
+      ck_assert(many[len] != many[0] || many[1] != many[len + 1]); /* the points do differ */
+      free(many), free(one);
+    }
+  tsr_glm_pass zero = {0, TSR_GLM_LOSS, P, 0, NULL, 0};
+  ck_assert_int_eq(tsr_be_glm_pass(ex.be, &zero), TSR_ERR_INTERNAL); /* no points: refused */
+  tsr_error_clear();
+  for (int b = 0; b < NB; b++) free(x[b]), free(y[b]);
+  tsr_be_teardown(ex.be);
+}
+END_TEST
+
 static Suite *linalg_suite(void) {
   Suite *s = suite_create("linalg");
   TCase *tc = tcase_create("one rank");
@@ -293,6 +339,7 @@ static Suite *linalg_suite(void) {
   tcase_add_loop_test(tc, qr_reconstructs_with_orthonormal_q_and_nonnegative_diagonal, 0, 4);
   tcase_add_test(tc, wide_and_single_block_matrices);
   tcase_add_test(tc, matmul_on_irregular_chunks_matches_naive_product);
+  tcase_add_test(tc, glm_pass_at_several_points_has_the_bits_of_one_pass_per_point);
   suite_add_tcase(s, tc);
   return s;
 }
