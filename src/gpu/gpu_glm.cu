@@ -6,7 +6,7 @@
  * checks.
  *
  * Per block, on this thread's stream:
- *   tile    (p + 1 <= TQ, the usual width) tiles of TR rows copied to shared
+ *   tile    (Hessian passes, p + 1 <= TQ) tiles of TR rows copied to shared
  *           memory with coalesced loads, the next tile's loads issued into
  *           registers before this tile is used (software pipelining); TG
  *           threads per row for eta (strided sums, then a butterfly), the
@@ -29,11 +29,11 @@
  *           warp per output, a strided sum per lane, then a butterfly), the
  *           slices' products likewise, and the Hessian's last row from its
  *           last column and the sum of w.
- * Several points per block (a lambda path, backend.h): the tile pass takes
- * up to TKB points per launch, each tile of X loaded once to shared memory
- * and then used for every point, each point's sums in the order of a pass
- * at that point alone (so the same bits); the Hessian and wide blocks take
- * the points one after the other.
+ * Loss and gradient passes of blocks with p + 1 <= WQ (the usual width)
+ * run every block in one launch at up to WKB points of a lambda path
+ * (backend.h), X read once per launch: gpu_glm_pass.cu. The tile and rows
+ * kernels here serve the Hessian's passes and wider blocks, one point
+ * after the other.
  * No floating-point atomics, and every launch's geometry depends only on the
  * block's rows and p: a block's sums have the same order, hence the same
  * bits, whichever thread or rank computes it and whatever else is in the
@@ -53,6 +53,7 @@ extern "C" {
 }
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_device.h"
+#include "gpu/gpu_glm.h"
 #include "gpu/gpu_linalg.h"
 #include "kernel/glm.h"
 
@@ -70,9 +71,6 @@ extern "C" {
 #define TR 32             /* rows of a tile of the tile kernel */
 #define TQ 128            /* columns (p + 1) the tile kernel takes at most */
 #define TG 8              /* threads per row for eta in the tile kernel */
-#ifndef TKB
-#define TKB 4 /* points of a lambda path per tile-pass launch */
-#endif
 #define TPRE ((TR * (TQ - 1) + THREADS - 1) / THREADS) /* a tile's values per thread */
 #ifndef TILE_MINB
 #define TILE_MINB 3 /* tile CTAs per SM the registers allow (80 each) */
@@ -91,22 +89,6 @@ typedef struct rows_args {
   double *part, *r; /* r: per row, or NULL where not needed */
   double *s;        /* the Hessian's S = w_i [x_i 1] (rows x (p + 1)), or NULL */
 } rows_args;
-
-/* A pass's blocks for the one-launch path: each block's data, rows, CTAs
- * and its first CTA in the launch. */
-typedef struct pass_block {
-  const double *x, *y, *beta;
-  long long rows, chunk, nrc, cta0;
-} pass_block;
-
-typedef struct pass_args {
-  int family;
-  long long p, ld, nb;
-  const pass_block *tab;
-  double *part, *out;
-  int npt;               /* points of the launch (beta: npt x (p + 1) per block) */
-  long long ostride, o0; /* a block's results in out: at b ostride + o0 */
-} pass_args;
 
 typedef struct finish_args {
   long long p, q, nrc, ld, nsum; /* nsum: partial sums per CTA (ld of them) */
@@ -358,38 +340,6 @@ __global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_kernel(rows_ar
   tile_body<GRAD, 1>(a, blockIdx.x, 1);
 }
 
-/* A pass's blocks in one launch (loss and gradient passes), at m.npt <= KB
- * points: CTA c belongs to the last block whose first CTA is at most c,
- * and is that block's CTA c - cta0, with the same rows and sums as in its
- * own launch. */
-template <bool GRAD, int KB>
-__global__ static void __launch_bounds__(THREADS, TILE_MINB) tile_pass_kernel(pass_args m) {
-  __shared__ long long sb;
-  if (threadIdx.x == 0) {
-    long long b = 0;
-    while (b + 1 < m.nb && m.tab[b + 1].cta0 <= (long long)blockIdx.x) b++;
-    sb = b;
-  }
-  __syncthreads();
-  const pass_block &t = m.tab[sb];
-  rows_args a = {
-      m.family, m.p, t.rows, t.chunk, m.ld, t.x, t.y, t.beta, m.part + t.cta0 * m.npt * m.ld,
-      NULL,     NULL};
-  tile_body<GRAD, KB>(a, blockIdx.x - t.cta0, m.npt);
-}
-
-/* Warp w: output k = w mod (npt ld) (point k / ld's output k mod ld) of
- * block b = w / (npt ld), from that block's CTAs' partials in the order
- * finish_kernel sums them. */
-__global__ static void pass_finish_kernel(pass_args m) {
-  long long n = m.npt * m.ld, w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32,
-            b = w / n, k = w % n;
-  if (b >= m.nb) return;
-  const pass_block &t = m.tab[b];
-  double s = warp_sum_strided(m.part + t.cta0 * n + k, t.nrc, n, threadIdx.x % 32);
-  if (threadIdx.x % 32 == 0) m.out[b * m.ostride + m.o0 + k] = s;
-}
-
 /* The gradient's columns GCOLS .. p of CTA (column group, row range),
  * rows in order. */
 __global__ static void rest_kernel(rows_args a) {
@@ -459,10 +409,10 @@ static unsigned grid_for(long long n) {
 typedef struct glm_run {
   const tsr_glm_pass *pass;
   long long q, len, ld, max_rows;
-  long long nbeta, ngrp; /* points per block; the one launch's groups of TKB points */
+  long long nbeta, ngrp; /* points per block; the one launch's groups of WKB points */
   int grad, hess;
   double *beta, *out, *part, *r, *s, *hpart, *host, *tab;
-  int one_launch; /* loss or gradient with p + 1 <= TQ: every block in one launch */
+  int one_launch; /* loss or gradient with p + 1 <= WQ: every block in one launch */
   long long ctas; /* the one launch's CTAs */
   unsigned long long *slot;
 } glm_run;
@@ -490,10 +440,11 @@ static int run_alloc(glm_run *g) {
     return st;
   }
   TSR_CHECK(dev_alloc(nb * g->nbeta * g->q, "coefficients", &g->beta));
-  long long nparts = g->one_launch ? g->ctas * min_ll(g->nbeta, TKB) : row_ctas(rows, g->q);
+  long long nparts = g->one_launch ? tsr_gpu_wpass_parts(g->ctas) * min_ll(g->nbeta, WKB)
+                                    : row_ctas(rows, g->q);
   TSR_CHECK(dev_alloc(nparts * g->ld, "partial sums", &g->part));
-  if (g->one_launch) /* pass_block is 7 words; a table per group of points */
-    TSR_CHECK(dev_alloc(g->ngrp * nb * (long long)(sizeof(pass_block) / sizeof(double)),
+  if (g->one_launch) /* wpass_block is 7 words; a table per group of points */
+    TSR_CHECK(dev_alloc(g->ngrp * nb * (long long)(sizeof(wpass_block) / sizeof(double)),
                         "block table", &g->tab));
   if (g->grad && g->q > GCOLS) TSR_CHECK(dev_alloc(rows, "residuals", &g->r));
   if (g->hess) TSR_CHECK(dev_alloc(rows * g->q, "w [X 1]", &g->s));
@@ -567,46 +518,32 @@ static int block_sums(glm_run *g, long long b, long long j) {
 }
 
 /* Every block's loss (and gradient) at points j0 .. j0 + npt - 1 in one
- * launch, and their sums in another; the table of blocks goes up first. */
+ * launch, and their sums in another (gpu_glm_pass.cu); the table of blocks
+ * goes up first. */
 static int pass_group(glm_run *g, long long j0, int npt) {
   const tsr_glm_pass *ps = g->pass;
-  long long nb = ps->nblocks, cta0 = 0, grp = j0 / TKB, pbw = sizeof(pass_block) / sizeof(double);
-  pass_block *tab = (pass_block *)(g->host + nb * g->nbeta * (g->len + g->q) + grp * nb * pbw);
+  long long nb = ps->nblocks, cta0 = 0, grp = j0 / WKB, pbw = sizeof(wpass_block) / sizeof(double);
+  wpass_block *tab = (wpass_block *)(g->host + nb * g->nbeta * (g->len + g->q) + grp * nb * pbw);
   for (long long b = 0; b < nb; b++) {
     const tsr_glm_block *bl = &ps->blocks[b];
-    long long nrc = bl->rows > 0 ? row_ctas(bl->rows, g->q) : 0;
-    tab[b] = (pass_block){bl->x,
-                          bl->y,
-                          g->beta + (b * g->nbeta + j0) * g->q,
-                          bl->rows,
-                          nrc > 0 ? cdiv(bl->rows, nrc) : 0,
-                          nrc,
-                          cta0};
-    cta0 += nrc;
+    long long n = tsr_gpu_wpass_ctas(bl->rows);
+    tab[b] = (wpass_block){bl->x, bl->y, g->beta + (b * g->nbeta + j0) * g->q, bl->rows,
+                           n > 0 ? cdiv(bl->rows, n) : 0, n, cta0};
+    cta0 += n;
   }
-  pass_block *dtab = (pass_block *)g->tab + grp * nb;
+  wpass_block *dtab = (wpass_block *)g->tab + grp * nb;
   CUDA_CHECK(
-      cudaMemcpyAsync(dtab, tab, sizeof(pass_block) * (size_t)nb, cudaMemcpyHostToDevice, STREAM));
-  pass_args m = {g->pass->family,   ps->p,      g->ld, nb, dtab, g->part, g->out, npt,
-                 g->nbeta * g->len, j0 * g->len};
-  unsigned ctas = (unsigned)g->ctas;
-  if (g->ctas > 0 && npt == 1 && g->grad) /* one point: the kernel of a single fit */
-    tile_pass_kernel<true, 1><<<ctas, THREADS, 0, STREAM>>>(m);
-  else if (g->ctas > 0 && npt == 1)
-    tile_pass_kernel<false, 1><<<ctas, THREADS, 0, STREAM>>>(m);
-  else if (g->ctas > 0 && g->grad)
-    tile_pass_kernel<true, TKB><<<ctas, THREADS, 0, STREAM>>>(m);
-  else if (g->ctas > 0)
-    tile_pass_kernel<false, TKB><<<ctas, THREADS, 0, STREAM>>>(m);
-  pass_finish_kernel<<<(unsigned)cdiv(nb * npt * g->ld * 32, THREADS), THREADS, 0, STREAM>>>(m);
-  CUDA_CHECK(cudaGetLastError());
-  return TSR_OK;
+      cudaMemcpyAsync(dtab, tab, sizeof(wpass_block) * (size_t)nb, cudaMemcpyHostToDevice, STREAM));
+  wpass_args m = {g->pass->family, npt,    ps->p,  g->ld,  nb,
+                  g->ctas,         dtab,   g->part, g->out, g->nbeta * g->len,
+                  j0 * g->len};
+  return tsr_gpu_wpass(&m, g->grad);
 }
 
-/* Every block at every point, TKB points per launch. */
+/* Every block at every point, WKB points per launch. */
 static int pass_sums(glm_run *g) {
-  for (long long j0 = 0; j0 < g->nbeta; j0 += TKB)
-    TSR_CHECK(pass_group(g, j0, (int)min_ll(TKB, g->nbeta - j0)));
+  for (long long j0 = 0; j0 < g->nbeta; j0 += WKB)
+    TSR_CHECK(pass_group(g, j0, (int)min_ll(WKB, g->nbeta - j0)));
   return TSR_OK;
 }
 
@@ -653,17 +590,17 @@ static int run_start(const tsr_glm_pass *ps, glm_run *g) {
   g->q = ps->p + 1;
   g->len = tsr_glm_out_len(ps->p, ps->what);
   g->nbeta = ps->nbeta;
-  g->ngrp = cdiv(ps->nbeta, TKB);
+  g->ngrp = cdiv(ps->nbeta, WKB);
   g->grad = ps->what == TSR_GLM_GRAD || ps->what == TSR_GLM_HESS;
   g->hess = ps->what == TSR_GLM_HESS;
   g->ld = g->hess ? 2 + g->q : g->grad ? 1 + g->q : 1;
-  g->one_launch = ps->what != TSR_GLM_CHECK && !g->hess && g->q <= TQ;
+  g->one_launch = ps->what != TSR_GLM_CHECK && !g->hess && g->q <= WQ;
   for (long long b = 0; b < ps->nblocks && g->one_launch; b++)
-    g->ctas += ps->blocks[b].rows > 0 ? row_ctas(ps->blocks[b].rows, g->q) : 0;
+    g->ctas += tsr_gpu_wpass_ctas(ps->blocks[b].rows);
   for (long long b = 0; b < ps->nblocks; b++)
     if (ps->blocks[b].rows > g->max_rows) g->max_rows = ps->blocks[b].rows;
   size_t nhost = (size_t)(ps->nblocks * (g->nbeta * (g->len + g->q) +
-                                         g->ngrp * (long long)(sizeof(pass_block) / 8)));
+                                         g->ngrp * (long long)(sizeof(wpass_block) / 8)));
   if (!(g->host = (double *)malloc(sizeof(double) * nhost)))
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a GLM pass (%zu values)", nhost);
   return run_alloc(g);
