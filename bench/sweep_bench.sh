@@ -58,7 +58,9 @@
 # Environment: N (default 1000000), P (100), NLAM (64), LOGLAM (the exponents
 # of np.logspace, default "-3 3": 1e-3 ... 1e3, TARGETS.md's W5), RANKS (default 1; e.g.
 # "1 2"), BATCH (tessera sweep --batch, default auto), SINGLE (default 3; 0: no
-# single fits), BACKEND (default cuda where
+# single fits), HOST_LAMS (the scikit-learn loops time only that many of the
+# lambdas, evenly spaced, scaled to NLAM; the reference is then the PyTorch
+# Newton loop; default all), BACKEND (default cuda where
 # a GPU is visible, else cpu), TESSERA, PYTHON (default: the first of python3,
 # /usr/bin/python3 that imports h5py and numpy).
 # Exit status: 0, 2 usage, 3 a tool missing, 4 a tessera run failed (a sweep
@@ -188,7 +190,9 @@ fi
 echo "== peers: sweep_peers.py" >&2
 nogpu=()
 [ "$BACKEND" = cpu ] && nogpu=(--no-gpu)
-(cd "$work" && "$PYTHON" "$here/sweep_peers.py" w5.h5 lams.txt "${nogpu[@]}" "${singles[@]}" "${sweeps[@]}") >"$work/peers.txt" ||
+hostlams=()
+[ -n "${HOST_LAMS:-}" ] && hostlams=(--host-lams "$HOST_LAMS")
+(cd "$work" && "$PYTHON" "$here/sweep_peers.py" w5.h5 lams.txt "${nogpu[@]}" "${hostlams[@]}" "${singles[@]}" "${sweeps[@]}") >"$work/peers.txt" ||
   echo "sweep_bench.sh: sweep_peers.py exited with status $?" >&2
 cat "$work/peers.txt" >&2
 

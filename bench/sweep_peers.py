@@ -4,7 +4,13 @@
 C = 1/lambda), on the X and y that bench/sweep_bench.sh wrote, and the
 comparison of tessera's sweep tables with them.
 
-  sweep_peers.py DATA.h5 LAMS.txt [--no-gpu] [--single I=FIT.h5 ...] [SWEEP.h5 ...]
+  sweep_peers.py DATA.h5 LAMS.txt [--no-gpu] [--host-lams K] [--single I=FIT.h5 ...] [SWEEP.h5 ...]
+
+--host-lams K: the scikit-learn loops fit only K of the lambdas, evenly
+spaced from the first to the last, and their time is scaled by NLAM / K
+("extrapolated" on their info line; a 10^6-row loop of 64 newton-cholesky
+fits takes minutes); the reference of every DIFF is then the PyTorch Newton
+loop, which agrees with newton-cholesky to about 1e-16 (TARGETS.md W4).
 
 LAMS.txt holds the lambdas, one a line (%.17g, so every system gets the same
 doubles). Each peer fits them in a loop, in that order, timed as a whole
@@ -67,13 +73,15 @@ def reason(e):
     return f"{type(e).__name__}: {text[0][:160] if text else ''}"
 
 
-def worst_diff(coefs, lams):
+def worst_diff(coefs, lams, idx=None):
     """'D@LAM': the worst max|b - b_ref| / max|b_ref| over the lambdas (rows
-    of coefs; NaN rows count as infinitely far), '-' without a reference."""
+    of coefs, at rows idx of the reference; NaN rows count as infinitely
+    far), '-' without a reference."""
     if REF["coefs"] is None:
         return "-"
     worst, at = -1.0, None
-    for b, ref, lam in zip(coefs, REF["coefs"], lams):
+    refs = REF["coefs"] if idx is None else REF["coefs"][idx]
+    for b, ref, lam in zip(coefs, refs, lams):
         d = float(np.max(np.abs(np.asarray(b, dtype=np.float64) - ref)) / np.max(np.abs(ref)))
         d = np.inf if np.isnan(d) else d
         if d > worst:
@@ -81,15 +89,16 @@ def worst_diff(coefs, lams):
     return f"{worst:.2e}@{at:.3g}"
 
 
-def loop(name, where, lams, fit, sync=lambda: None, ref=None):
-    """fit(lam) -> (coef, iterations, converged); one warm-up, then the timed loop."""
+def loop(name, where, lams, fit, sync=lambda: None, ref=None, idx=None, scale=1.0):
+    """fit(lam) -> (coef, iterations, converged); one warm-up, then the timed
+    loop over lams (rows idx of all the lambdas; its time times scale)."""
     try:
         fit(lams[0])
         sync()
         t0 = time.perf_counter()
         out = [fit(lam) for lam in lams]
         sync()
-        t = time.perf_counter() - t0
+        t = (time.perf_counter() - t0) * scale
     except Exception as e:  # noqa: BLE001 - any failure is a row
         say("peer", name, where, "FAIL", reason(e))
         return
@@ -98,7 +107,8 @@ def loop(name, where, lams, fit, sync=lambda: None, ref=None):
         REF.update(coefs=coefs, name=ref)
     iters = sum(int(o[1]) for o in out)
     conv = sum(1 for o in out if o[2])
-    say("peer", name, where, f"{t:.6f}", iters, f"{conv}/{len(lams)}", "reference" if ref else worst_diff(coefs, lams))
+    say("peer", name, where, f"{t:.6f}", iters, f"{conv}/{len(lams)}",
+        "reference" if ref else worst_diff(coefs, lams, idx))
 
 
 def skip(names, where, why):
@@ -123,7 +133,7 @@ def info():
     say("info", ", ".join(words))
 
 
-def sklearn_peers(X, y, lams):
+def sklearn_peers(X, y, lams, host_lams=0):
     try:
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.linear_model import LogisticRegression
@@ -131,6 +141,12 @@ def sklearn_peers(X, y, lams):
         skip(("sklearn-newton-cholesky", "sklearn-lbfgs"), "host", reason(e))
         return
     warnings.simplefilter("ignore", ConvergenceWarning)  # counted in CONV instead
+    idx, scale = None, 1.0
+    if 0 < host_lams < len(lams):
+        idx = np.unique(np.round(np.linspace(0, len(lams) - 1, host_lams)).astype(int))
+        scale = len(lams) / len(idx)
+        say("info", f"scikit-learn loops: {len(idx)} of {len(lams)} lambdas timed, times x {scale:.3g} (extrapolated)")
+        lams = lams[idx]
     # newton-cholesky first: it is the reference of the lbfgs row's DIFF.
     for solver, max_iter in (("newton-cholesky", 100), ("lbfgs", 1000)):
         def fit(lam, solver=solver, max_iter=max_iter):
@@ -138,8 +154,10 @@ def sklearn_peers(X, y, lams):
                                    max_iter=max_iter).fit(X, y)
             it = int(m.n_iter_[0])
             return m.coef_.ravel(), it, it < max_iter
-        loop(f"sklearn-{solver}", "host", lams, fit,
-             ref="scikit-learn newton-cholesky (tol=1e-8), per lambda" if solver == "newton-cholesky" else None)
+        ref = None
+        if solver == "newton-cholesky" and idx is None:
+            ref = "scikit-learn newton-cholesky (tol=1e-8), per lambda"
+        loop(f"sklearn-{solver}", "host", lams, fit, ref=ref, idx=idx, scale=scale)
 
 
 def torch_newton(torch, X, y, lam, max_iter=50):
@@ -160,7 +178,7 @@ def torch_newton(torch, X, y, lam, max_iter=50):
         b = b - torch.linalg.solve(h, g)
 
 
-def torch_peers(X, y, lams):
+def torch_peers(X, y, lams, ref=None):
     try:
         import torch
         if not torch.cuda.is_available():
@@ -170,7 +188,8 @@ def torch_peers(X, y, lams):
     except Exception as e:  # noqa: BLE001
         skip(("torch-newton",), "gpu", reason(e))
         return
-    loop("torch-newton", "gpu", lams, lambda lam: torch_newton(torch, Xd, yd, lam), torch.cuda.synchronize)
+    loop("torch-newton", "gpu", lams, lambda lam: torch_newton(torch, Xd, yd, lam), torch.cuda.synchronize,
+         ref=ref)
 
 
 def sweep_rows(sweeps, lams, singles):
@@ -221,11 +240,13 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     data, lamfile, rest = argv[0], argv[1], argv[2:]
-    gpu, singles, sweeps = True, [], []
+    gpu, singles, sweeps, host_lams = True, [], [], 0
     while rest:
         a = rest.pop(0)
         if a == "--no-gpu":
             gpu = False
+        elif a == "--host-lams":
+            host_lams = int(rest.pop(0))
         elif a == "--single":
             i, _, f = rest.pop(0).partition("=")
             singles.append((int(i), f))
@@ -236,12 +257,16 @@ def main(argv):
     with h5py.File(data, "r") as h:
         X, y = h["X"][...], h["y"][...]
     info()
-    sklearn_peers(X, y, lams)
-    say("reference", REF["name"])
-    if gpu:
-        torch_peers(X, y, lams)
+    if gpu and 0 < host_lams < len(lams):  # the reference comes from the full GPU loop
+        torch_peers(X, y, lams, ref="PyTorch Newton (1e-8 gradient), per lambda")
+        sklearn_peers(X, y, lams, host_lams)
     else:
-        skip(("torch-newton",), "gpu", "--no-gpu")
+        sklearn_peers(X, y, lams)
+        if gpu:
+            torch_peers(X, y, lams)
+        else:
+            skip(("torch-newton",), "gpu", "--no-gpu")
+    say("reference", REF["name"])
     sweep_rows(sweeps, lams, singles)
 
 

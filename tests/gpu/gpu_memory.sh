@@ -43,7 +43,7 @@ expect_close "$(cat peak.out)" "$(tsr --backend=cpu eval "$RC")" 1e-12
 printf 'x = persist(normal(shape=(40000, 40000), chunks=(5000, 5000)))\ns = sum(x)\n' >hold.tsr
 capture out err "$TESSERA" --backend=cuda --mem-limit=2G --quiet run hold.tsr
 [ "$RC" -ne 0 ] || fail "holding 12.8 GB under --mem-limit=2G exited 0"
-grep -q 'cannot hold .*12.80 GB.*limit of 2' err || fail "the refusal names no sizes: $(cat err)"
+grep -q 'cannot hold .*12.80 GB.*2.00 GB limit' err || fail "the refusal names no sizes: $(cat err)"
 expect_eq "$(grep -c '^tessera: error:' err)" 1 "error lines for an array that cannot be held"
 
 finish
