@@ -212,6 +212,13 @@ capture out err tsr run deep.tsr
 check_failed "an array expression 20001 operations deep"
 check_stderr "an array expression 20001 operations deep" err "deep.tsr:2:[0-9]+: array expression more than 20000 operations deep"
 
+# --no-fuse chunks that cannot fit --mem-limit: refused before any work,
+# with the sizes and the largest chunk that would fit.
+capture out err tsr --no-fuse --mem-limit=50M eval 'sum(normal(shape=(10000, 10000), chunks=(5000, 5000)) + 1)'
+check_failed "a --no-fuse chunk chain over --mem-limit"
+check_stderr "a --no-fuse chunk chain over --mem-limit" err \
+  'chunks of 25000000 elements need 600 MB per worker without fusion, over --mem-limit 50 MB: use chunks of at most [0-9]+ elements'
+
 # --backend=cuda where no CUDA backend can run.
 info=$(tsr info)
 if printf '%s\n' "$info" | grep -Eq '^backend cuda: [0-9]+ GPU'; then
