@@ -263,19 +263,19 @@ static int build_part(const plan *pl, int root, tsr_prog_part *part) {
   return st;
 }
 
-/* One part per cut register in evaluation order, then the result's. */
+/* One part per cut register in evaluation order, then the result's. Only
+ * registers written before the result can be read by its program: a cut
+ * after it (read by dead code alone) gets no part. */
 static int build_parts(plan *pl, tsr_split *s) {
   const tsr_prog *p = pl->p;
-  int n = 1;
-  for (int r = 0; r < p->nregs; r++) {
-    pl->part[r] = -1;
-    n += pl->cut[r] && r != p->result;
-  }
+  int last = pl->def[p->result], n = 1;
+  for (int r = 0; r < p->nregs; r++) pl->part[r] = -1;
+  for (int i = 0; i < last; i++) n += pl->cut[p->code[i].dst];
   s->parts = calloc((size_t)n, sizeof *s->parts);
   if (!s->parts) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory splitting a program");
-  for (int i = 0; i < p->ninstr; i++) {
+  for (int i = 0; i < last; i++) {
     int r = p->code[i].dst;
-    if (!pl->cut[r] || r == p->result) continue;
+    if (!pl->cut[r]) continue;
     pl->part[r] = s->nparts;
     TSR_CHECK(build_part(pl, r, &s->parts[s->nparts++]));
   }
