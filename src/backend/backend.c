@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/be_split.h"
 #include "util/error.h"
 
 const char tsr_be_fault_ops[] = "qr svd gemm glm_pass eval_box reduce_box reduce_chunks";
@@ -16,6 +17,13 @@ const char tsr_be_fault_ops[] = "qr svd gemm glm_pass eval_box reduce_box reduce
 /* The op TESSERA_FAULT names ("" when none): set once by tsr_be_setup,
  * before any worker runs, and only read afterwards. */
 static char fault[32];
+
+/* The largest program the backend runs in one piece, and the testing
+ * knob's lower limits (0: none): set by tsr_be_setup, read afterwards. A
+ * backend that was not set up (unit tests) splits nothing. */
+static tsr_prog_limits limits = {TSR_PROG_UNLIMITED, TSR_PROG_UNLIMITED, TSR_PROG_UNLIMITED,
+                                 TSR_PROG_UNLIMITED};
+static tsr_prog_limits knob_limits;
 
 /* Bytes copied between backend and host memory since setup (download,
  * upload); workers add to them at once. */
@@ -72,6 +80,8 @@ int tsr_be_bind(const tsr_backend_ops *be, int local_rank, tsr_device_id *id, in
 int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg) {
   BE_NEED(be, setup);
   snprintf(fault, sizeof fault, "%s", cfg->fault ? cfg->fault : "");
+  knob_limits = cfg->prog_limit;
+  tsr_be_prog_limits(be, &limits);
   down_bytes = up_bytes = 0;
   return be->setup(cfg);
 }
@@ -82,12 +92,26 @@ void tsr_be_teardown(const tsr_backend_ops *be) {
 
 unsigned tsr_be_caps(const tsr_backend_ops *be) { return be->caps ? be->caps() : 0u; }
 
+/* The smaller of a backend's limit and the knob's (0: none). */
+static int lower(int own, int knob) { return knob > 0 && knob < own ? knob : own; }
+
+void tsr_be_prog_limits(const tsr_backend_ops *be, tsr_prog_limits *out) {
+  tsr_prog_limits own = {TSR_PROG_UNLIMITED, TSR_PROG_UNLIMITED, TSR_PROG_UNLIMITED,
+                         TSR_PROG_UNLIMITED};
+  if (be->prog_limits) be->prog_limits(&own);
+  out->leaves = lower(own.leaves, knob_limits.leaves);
+  out->instr = lower(own.instr, knob_limits.instr);
+  out->regs = lower(own.regs, knob_limits.regs);
+  out->tables = lower(own.tables, knob_limits.tables);
+}
+
 const char *tsr_be_name(const tsr_backend_ops *be) { return be->name; }
 
 int tsr_be_reduce_chunks(const tsr_backend_ops *be, const tsr_reduce_batch *b) {
   BE_NEED(be, reduce_chunks);
   double t0 = tsr_trace_on ? tsr_trace_now() : 0.0;
-  int st = be->reduce_chunks(b);
+  int st = tsr_prog_fits(b->prog, &limits) ? be->reduce_chunks(b)
+                                           : tsr_be_split_reduce_chunks(be, &limits, b);
   if (tsr_trace_on) { /* host side: the backend's own spans show the chunks */
     int64_t elems = 0, idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM];
     for (int64_t i = 0; i < b->nchunks; i++) {
@@ -104,7 +128,8 @@ int tsr_be_eval_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t 
                     const int64_t *extent, double *out, const tsr_be_span *span) {
   BE_NEED(be, eval_box);
   double t0 = span_start(span);
-  int st = be->eval_box(p, start, extent, out);
+  int st = tsr_prog_fits(p, &limits) ? be->eval_box(p, start, extent, out)
+                                     : tsr_be_split_eval_box(be, &limits, p, start, extent, out);
   box_done(span, st, p->ndim, extent, t0);
   return st;
 }
@@ -126,7 +151,9 @@ int tsr_be_reduce_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_
                       const tsr_be_span *span) {
   BE_NEED(be, reduce_box);
   double t0 = span_start(span);
-  int st = be->reduce_box(p, start, extent, kind, axis, out);
+  int st = tsr_prog_fits(p, &limits)
+               ? be->reduce_box(p, start, extent, kind, axis, out)
+               : tsr_be_split_reduce_box(be, &limits, p, start, extent, kind, axis, out);
   box_done(span, st, p->ndim, extent, t0);
   return st;
 }

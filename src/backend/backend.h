@@ -9,7 +9,10 @@
  *
  * A backend evaluates a fused program (fuse/program.h) over boxes of its
  * output space, either materializing the values or reducing them to partials
- * (kernel/stats.h). The CPU backend lives in src/cpu/, the CUDA backend in
+ * (kernel/stats.h). A program larger than the backend runs (its prog_limits)
+ * is split by the wrappers (be_split.c): its parts run one after another over
+ * each box, so no expression is refused for its size. The CPU backend lives
+ * in src/cpu/, the CUDA backend in
  * src/gpu/. Backends never see MPI: what needs ranks (which device, whether
  * ranks share it) is decided in job/ and handed in through the config.
  */
@@ -20,6 +23,7 @@
 #include <stdint.h>
 
 #include "fuse/program.h"
+#include "fuse/split.h"
 #include "kernel/stats.h"
 #include "util/trace.h"
 
@@ -47,6 +51,9 @@ typedef struct tsr_backend_config {
   int shared;        /* another rank of this node uses the same device (from bind) */
   int any_shared;    /* some rank of the job shares its device: no device transport */
   const char *fault; /* testing knob (TESSERA_FAULT): the wrappers fail this op */
+  /* testing knob (TESSERA_PROGRAM_LIMIT): limits below the backend's own, so
+   * that split programs run on any backend (0: the backend's own) */
+  tsr_prog_limits prog_limit;
 } tsr_backend_config;
 
 /* A device's identity: equal for two ranks that use the same device. */
@@ -128,6 +135,9 @@ typedef struct tsr_backend_ops {
   void (*teardown)(void);
   /* TSR_BE_* flags. */
   unsigned (*caps)(void);
+  /* Optional: the largest program eval_box, reduce_box and reduce_chunks
+   * take (absent: any). The wrappers split larger ones (be_split.c). */
+  void (*prog_limits)(tsr_prog_limits *out);
   /* Reduces a batch of chunks (the fused hot path). */
   int (*reduce_chunks)(const tsr_reduce_batch *batch);
   /* Materializes prog over one box into out: row-major, in backend memory
@@ -237,7 +247,13 @@ int tsr_be_setup(const tsr_backend_ops *be, const tsr_backend_config *cfg);
 extern const char tsr_be_fault_ops[];
 void tsr_be_teardown(const tsr_backend_ops *be);
 unsigned tsr_be_caps(const tsr_backend_ops *be);
+/* The largest program be runs in one piece: its own limits, lowered by
+ * cfg->prog_limit of the last setup. */
+void tsr_be_prog_limits(const tsr_backend_ops *be, tsr_prog_limits *out);
 const char *tsr_be_name(const tsr_backend_ops *be);
+/* eval_box, reduce_box and reduce_chunks take programs of any size: one
+ * that exceeds tsr_be_prog_limits runs as parts (be_split.c), each cut
+ * register one more box of backend memory while a box is evaluated. */
 int tsr_be_reduce_chunks(const tsr_backend_ops *be, const tsr_reduce_batch *b);
 int tsr_be_eval_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
                     const int64_t *extent, double *out, const tsr_be_span *span);

@@ -99,6 +99,7 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .setup = gpu_setup,
     .teardown = gpu_teardown,
     .caps = gpu_caps,
+    .prog_limits = tsr_gpu_prog_limits,
     .reduce_chunks = tsr_gpu_reduce_chunks,
     .eval_box = tsr_gpu_eval_box,
     .reduce_box = tsr_gpu_reduce_box,

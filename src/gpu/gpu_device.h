@@ -41,6 +41,9 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt);
 int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out);
 int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
                        int axis, tsr_stat *out);
+/* The largest program a kernel takes (gpu_prog.cuh: the program travels
+ * as a kernel argument); the wrappers split larger ones. */
+void tsr_gpu_prog_limits(tsr_prog_limits *out);
 /* Device memory the launches need at least (setup refuses a smaller limit). */
 size_t tsr_gpu_eval_min_memory(void);
 void tsr_gpu_eval_stop(void); /* frees the cached launch scratch */

@@ -126,11 +126,12 @@ static int leaf_upload(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
  * by prog_release). */
 int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
   memset(d, 0, sizeof *d);
+  /* The wrappers split larger programs (backend/be_split.c): not reached. */
   if (p->nleaves > MAX_LEAVES || p->ninstr > MAX_INSTR || p->nregs > MAX_REGS)
-    return TSR_ERROR(TSR_ERR_BACKEND,
-                     "expression too large for one GPU program (%d leaves, %d "
-                     "operations): split it with intermediate names",
-                     p->nleaves, p->ninstr);
+    return TSR_ERROR(TSR_ERR_INTERNAL,
+                     "a program of %d leaves, %d operations and %d registers reached the GPU "
+                     "unsplit (at most %d, %d and %d)",
+                     p->nleaves, p->ninstr, p->nregs, MAX_LEAVES, MAX_INSTR, MAX_REGS);
   d->ndim = p->ndim;
   d->nleaves = p->nleaves;
   d->ninstr = p->ninstr;
@@ -152,6 +153,10 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
     d->reg_value[r] = p->reg_value[r];
   }
   return TSR_OK;
+}
+
+void tsr_gpu_prog_limits(tsr_prog_limits *out) {
+  *out = tsr_prog_limits{MAX_LEAVES, MAX_INSTR, MAX_REGS, MAX_TABLES};
 }
 
 /* Gives the uploaded DATA leaves back to the pool once the work this thread

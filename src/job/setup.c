@@ -72,6 +72,31 @@ static int knob_word(const char *name, const char *list, const char **out) {
   return bad_knob(name, v, expected);
 }
 
+/* The largest program a backend runs, as LEAVES,OPERATIONS[,REGISTERS]
+ * (tests of split programs): unset or empty is none (zeros). */
+static int knob_program_limit(const char *name, tsr_prog_limits *out) {
+  const char *v = getenv(name);
+  memset(out, 0, sizeof *out);
+  if (!v || !*v) return TSR_OK;
+  static const int least[3] = {TSR_PROG_MIN_LEAVES, TSR_PROG_MIN_INSTR, TSR_PROG_MIN_REGS};
+  int *field[3] = {&out->leaves, &out->instr, &out->regs}, n = 0;
+  for (const char *p = v; n < 3; n++) {
+    char *end;
+    errno = 0;
+    long x = strtol(p, &end, 10);
+    if (errno || end == p || x < least[n] || x > 1000000 || (*end && *end != ',')) break;
+    *field[n] = (int)x;
+    if (!*end && n >= 1) return TSR_OK;
+    if (!*end) break;
+    p = end + 1;
+  }
+  char expected[128];
+  snprintf(expected, sizeof expected,
+           "LEAVES,OPERATIONS[,REGISTERS], integers of at least %d, %d and %d", TSR_PROG_MIN_LEAVES,
+           TSR_PROG_MIN_INSTR, TSR_PROG_MIN_REGS);
+  return bad_knob(name, v, expected);
+}
+
 int tsr_knobs_read(tsr_knobs *k) {
   memset(k, 0, sizeof *k);
   TSR_CHECK(knob_bool("TESSERA_GPUS_SHARED", 0, &k->gpus_shared));
@@ -79,6 +104,7 @@ int tsr_knobs_read(tsr_knobs *k) {
   TSR_CHECK(knob_seconds("TESSERA_PROGRESS_INTERVAL", 10.0, &k->progress_interval));
   TSR_CHECK(knob_bool("TESSERA_HOST_EXCHANGE", 0, &k->host_exchange));
   TSR_CHECK(knob_bool("TESSERA_HDF5_INDEPENDENT", 0, &k->hdf5_independent));
+  TSR_CHECK(knob_program_limit("TESSERA_PROGRAM_LIMIT", &k->program_limit));
   return TSR_OK;
 }
 
@@ -182,7 +208,10 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;
-  tsr_backend_config cfg = {.threads = ex->threads, .mem_limit = opt->mem_limit, .fault = k.fault};
+  tsr_backend_config cfg = {.threads = ex->threads,
+                            .mem_limit = opt->mem_limit,
+                            .fault = k.fault,
+                            .prog_limit = k.program_limit};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, opt->devices_checked, &cfg));
   return tsr_be_setup(ex->be, &cfg);
 }

@@ -17,6 +17,8 @@ typedef struct tsr_knobs {
   double progress_interval; /* TESSERA_PROGRESS_INTERVAL: seconds between progress lines in logs */
   int host_exchange;        /* TESSERA_HOST_EXCHANGE: rechunk pieces as host copies (tests) */
   int hdf5_independent;     /* TESSERA_HDF5_INDEPENDENT: independent, not collective, reads */
+  tsr_prog_limits program_limit; /* TESSERA_PROGRAM_LIMIT: smaller programs than the backend's
+                                  * own, so that split programs run anywhere (tests) */
 } tsr_knobs;
 
 /* Reads the knobs; a malformed value is one usage error naming it. */

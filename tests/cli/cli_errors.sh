@@ -187,6 +187,11 @@ bad_knob() {
 for v in abc 0 -2 inf nan 1e999 5s; do
   bad_knob TESSERA_PROGRESS_INTERVAL "$v" 'a positive number of seconds'
 done
+# TESSERA_PROGRAM_LIMIT=LEAVES,OPERATIONS[,REGISTERS]: at least what one
+# binary operation of two cut operands needs (2, 3, 3).
+for v in 8 abc 1,5 2,2 2,3,2 4,6,8,10 4,6, ,4 4,x 4.5,6 -2,5 99999999999,9; do
+  bad_knob TESSERA_PROGRAM_LIMIT "$v" 'LEAVES,OPERATIONS\[,REGISTERS\], integers of at least 2, 3 and 3'
+done
 for k in TESSERA_HOST_EXCHANGE TESSERA_HDF5_INDEPENDENT TESSERA_GPUS_SHARED; do
   bad_knob "$k" 2 '1 or 0'
   bad_knob "$k" maybe '1 or 0'

@@ -156,9 +156,53 @@ else
     fail "2 ranks on 2 GPUs without --gpus-shared (rc $RC): $(cat sh.err)"
 fi
 
+# Expressions larger than one GPU program (8 leaves, 32 operations, 40
+# registers: the program travels as a kernel argument) run split into parts
+# by the backend wrappers (backend/be_split.c), within 1e-12 of the CPU: 20
+# leaves and about 100 operations, 10 leaves (the refusal named 9 leaves,
+# 26 operations), a chain of 40 constants, an axis reduction, a persisted
+# leaf, --no-fuse and 2 ranks. Where a program fits, TESSERA_PROGRAM_LIMIT
+# splits it anyway: the GPU's split bits are its unsplit ones.
+terms=""
+chain="normal(shape=(1200, 1000), chunks=(400, 250), seed=21)"
+k=1
+while [ $k -le 10 ]; do
+  t="normal($k, 1, shape=(1200, 1000), chunks=(400, 250), seed=$k)"
+  [ $((k % 3)) -eq 0 ] && t="uniform(shape=(2400, 1000), chunks=(500, 300), seed=$k)[::2, :]"
+  terms="${terms:+$terms + }abs(sin($t * 0.5 + $k) * 1.5 - $t / $((k + 1)))"
+  k=$((k + 1))
+done
+k=1
+while [ $k -le 40 ]; do
+  chain="($chain * 0.9 + $k)"
+  k=$((k + 1))
+done
+u() { printf 'uniform(shape=(2000, 1000), chunks=500, seed=%s)' "$1"; }
+n() { printf 'normal(shape=(2000, 1000), chunks=500, seed=%s)' "$1"; }
+ten="($(n 1) * 2 + $(u 2) - 1) * exp(-$(n 3) ** 2) + sqrt($(u 4)) * arange(1000) - abs($(n 5)) / (1 + $(u 6)) + tanh($(n 7) * $(u 8)) - normal(shape=(1000,), chunks=500, seed=9) * $(n 10)"
+for e in "sum($terms)" "sum($ten)" "mean($chain)" "sum(std($terms, axis=0) * arange(1000))" \
+         "var($terms + persist(normal(0, 1, (1200, 1000), chunks=(400, 250), seed=11)))"; do
+  want=$(cpu "$e")
+  got=$(gpu "$e") || fail "a split program failed on the GPU: $e"
+  expect_close "$got" "$want" 1e-12
+done
+expect_close "$(tsr --backend=cuda --no-fuse eval "sum($ten)")" "$(cpu "sum($ten)")" 1e-12
+expect_close "$(mpi_run 2 "$TESSERA" --quiet --backend=cuda --gpus-shared eval "sum($terms)")" \
+  "$(cpu "sum($terms)")" 1e-12
+w='(normal(10, 1, shape=(3000, 2000), chunks=(1000, 500), seed=1) * 2 + uniform(shape=(3000, 2000), chunks=(1000, 500), seed=2) - 1)'
+printf 'r = %s[::300, ::250]\ns = sum(%s[::2, ::3])\nt = sum(std(%s, axis=0) * arange(2000))\n' "$w" "$w" "$w" >ew.tsr
+tsr --backend=cuda run ew.tsr -o ew1.h5 >/dev/null || fail "ew.tsr failed on the GPU"
+TESSERA_PROGRAM_LIMIT=2,3
+export TESSERA_PROGRAM_LIMIT
+tsr --backend=cuda run ew.tsr -o ew2.h5 >/dev/null || fail "ew.tsr failed split on the GPU"
+unset TESSERA_PROGRAM_LIMIT
+for v in r s t; do
+  expect_eq "$("$H5READ" ew2.h5 "$v")" "$("$H5READ" ew1.h5 "$v")" "$v split on the GPU"
+done
+
 # The testing fault reaches the report with the backend's and the op's name.
 capture f.out f.err env TESSERA_FAULT=reduce_chunks "$TESSERA" --quiet --backend=cuda eval "$e"
 [ "$RC" -ne 0 ] && grep -q 'injected fault in cuda op reduce_chunks (TESSERA_FAULT)' f.err ||
   fail "TESSERA_FAULT=reduce_chunks on the GPU (rc $RC): $(cat f.err)"
 
-echo "gpu backend: values identical to the CPU backend; reductions within 1e-12; rank-count invariant; CUDA dense kernels agree with LAPACK and copy no block to the host; shared GPUs refused unless allowed; faults reported"
+echo "gpu backend: values identical to the CPU backend; reductions within 1e-12; rank-count invariant; programs of any size split; CUDA dense kernels agree with LAPACK and copy no block to the host; shared GPUs refused unless allowed; faults reported"
