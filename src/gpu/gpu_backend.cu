@@ -50,13 +50,11 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   }
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  tsr_gpu_memory_start(cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9,
-                       total_b - free_b);
+  tsr_gpu_memory_start(cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9);
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
   if (!cfg->any_shared) TSR_CHECK(tsr_gpu_nccl_start());
   exchange_on = tsr_gpu_nccl_started();
-  tsr_gpu_sample_memory();
   if (tsr_gpu_memory_limit() < tsr_gpu_eval_min_memory())
     return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
                      tsr_gpu_memory_limit());

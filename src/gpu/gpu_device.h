@@ -25,11 +25,12 @@ static inline void tsr_gpu_bind_device(void) {
 }
 
 /* ---- device memory: the caching pool (gpu_memory.cu) ---- */
-/* Starts counting from the device's current use, with limit bytes for the pool. */
-void tsr_gpu_memory_start(size_t limit, size_t in_use);
+/* Starts a job's peak from what the process holds, with limit bytes for the pool. */
+void tsr_gpu_memory_start(size_t limit);
 size_t tsr_gpu_memory_limit(void);
 void tsr_gpu_memory_stop(void); /* frees every pooled block */
-void tsr_gpu_sample_memory(void);
+/* Device memory allocated (bytes > 0) or freed outside the pool: counted in the peak. */
+void tsr_gpu_count_outside(long long bytes);
 size_t tsr_gpu_peak_memory(void);
 int tsr_gpu_alloc(size_t bytes, double **ptr);
 void tsr_gpu_release(double *ptr);

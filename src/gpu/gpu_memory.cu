@@ -25,19 +25,23 @@ static struct {
   int used;
 } pool[POOL_SLOTS];
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static size_t pool_bytes, pool_peak;
+static size_t pool_bytes;
 
-/* Device memory in use (cudaMemGetInfo), sampled after each allocation of
- * this backend; the peak is reported relative to the use right after setup.
- * Ranks sharing a GPU see each other's allocations. */
-static size_t mem_base, mem_peak;
-void tsr_gpu_sample_memory(void) {
-  size_t f = 0, t = 0;
-  if (cudaMemGetInfo(&f, &t) != cudaSuccess) return;
-  size_t used = t - f;
-  if (used > mem_peak) mem_peak = used;
+/* The device memory this rank allocated: the pool's blocks and the few
+ * allocations outside it (launch scratch, NCCL staging), and their peak,
+ * which the summary reports. cudaMemGetInfo cannot tell: it counts every
+ * process on the GPU (tests run side by side; ranks may share a GPU). */
+static size_t outside_bytes, own_peak;
+static void note_peak(void) { /* under pool_lock */
+  if (pool_bytes + outside_bytes > own_peak) own_peak = pool_bytes + outside_bytes;
 }
-size_t tsr_gpu_peak_memory(void) { return mem_peak > mem_base ? mem_peak - mem_base : 0; }
+void tsr_gpu_count_outside(long long bytes) {
+  pthread_mutex_lock(&pool_lock);
+  outside_bytes = (size_t)((long long)outside_bytes + bytes);
+  note_peak();
+  pthread_mutex_unlock(&pool_lock);
+}
+size_t tsr_gpu_peak_memory(void) { return own_peak; }
 
 int tsr_gpu_alloc(size_t bytes, double **ptr) {
   tsr_gpu_bind_device();
@@ -71,10 +75,9 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
     pool[slot].bytes = bytes;
     pool[slot].used = 1;
     pool_bytes += bytes;
-    if (pool_bytes > pool_peak) pool_peak = pool_bytes;
+    note_peak();
   }
   pthread_mutex_unlock(&pool_lock);
-  if (e == cudaSuccess) tsr_gpu_sample_memory();
   if (e != cudaSuccess)
     return TSR_ERROR(TSR_ERR_MEMORY,
                      "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)", bytes,
@@ -101,9 +104,11 @@ int tsr_gpu_upload(const double *src, double *dst, size_t n) {
   return TSR_OK;
 }
 
-void tsr_gpu_memory_start(size_t limit, size_t in_use) {
+void tsr_gpu_memory_start(size_t limit) {
   device_mem_limit = limit;
-  mem_base = mem_peak = in_use;
+  pthread_mutex_lock(&pool_lock);
+  own_peak = pool_bytes + outside_bytes; /* what earlier jobs of the process left */
+  pthread_mutex_unlock(&pool_lock);
 }
 
 size_t tsr_gpu_memory_limit(void) { return device_mem_limit; }

@@ -29,11 +29,12 @@ static size_t dsend_n, drecv_n, hstage_n;
 static int grow_device(char **p, size_t *have, size_t want) {
   if (want <= *have) return TSR_OK;
   if (*p) cudaFree(*p);
+  tsr_gpu_count_outside(-(long long)*have); /* outside the pool, in the summary's peak */
   *p = NULL;
   *have = 0;
   CUDA_CHECK(cudaMalloc((void **)p, want));
   *have = want;
-  tsr_gpu_sample_memory(); /* outside the pool, but in the peak the summary shows */
+  tsr_gpu_count_outside((long long)want);
   return TSR_OK;
 }
 

@@ -51,34 +51,35 @@ struct slice_args {
  * order; the block's threads combine by a fixed tree. A sliced launch
  * gives each thread the same elements in the same order: the same bits. */
 template <int KIND, bool CHAIN, bool SLICED>
-__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+__global__ void __launch_bounds__(THREADS, 5)
+reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
                                    const int *nparts, tsr_stat *out, long long out_stride,
                                    slice_args sl) {
   __shared__ tsr_stat part[THREADS];
   int chunk = blockIdx.y, t = threadIdx.x;
   int nb = nparts[chunk];
-  long long me = ((long long)chunk * gridDim.x + blockIdx.x) * THREADS + t;
   accum<KIND> acc;
-  if (SLICED && sl.j0 > 0) acc.load(sl.state[me]);
+  if (SLICED && sl.j0 > 0)
+    acc.load(sl.state[((long long)chunk * gridDim.x + blockIdx.x) * THREADS + t]);
   if ((int)blockIdx.x < nb) {
     long long n = counts[chunk];
     long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
     const dbox &b = boxes[chunk];
     long long idx[TSR_MAXDIM];
-    long long i = lo + t, end = hi;
-    if (SLICED) {
+    long long i = lo + t;
+    if (SLICED) { /* this slice's iterations only */
       i += sl.j0 * THREADS;
-      if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < end)
-        end = lo + t + sl.j1 * THREADS;
+      if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
+        hi = lo + t + sl.j1 * THREADS;
     }
-    if (i < end) box_coords(b, p.ndim, i, idx);
-    for (; i < end; i += THREADS) {
+    if (i < hi) box_coords(b, p.ndim, i, idx);
+    for (; i < hi; i += THREADS) {
       acc.add(element<CHAIN>(p, idx));
       box_next(b, p.ndim, idx, THREADS);
     }
   }
   if (SLICED && !sl.last) {
-    sl.state[me] = acc.stat();
+    sl.state[((long long)chunk * gridDim.x + blockIdx.x) * THREADS + t] = acc.stat();
     return;
   }
   part[t] = acc.stat();
@@ -181,6 +182,7 @@ static int scratch_busy[SCRATCH_SETS];
 static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void scratch_destroy(launch_scratch *s) {
+  if (s->dout) tsr_gpu_count_outside(-(long long)(LAUNCH_IN_BYTES + sizeof(tsr_stat) * MAX_PARTS * GROUP));
   cudaFree(s->dbx);
   cudaFreeHost(s->hbx);
   cudaFree(s->dout);
@@ -206,7 +208,8 @@ static int scratch_create(launch_scratch *s) {
   if (st == TSR_OK)
     st = CUDA_STATUS(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
   if (st != TSR_OK) scratch_destroy(s);
-  tsr_gpu_sample_memory(); /* outside the pool, but in the peak the summary shows */
+  else /* outside the pool, in the summary's peak */
+    tsr_gpu_count_outside((long long)(LAUNCH_IN_BYTES + sizeof(tsr_stat) * MAX_PARTS * GROUP));
   return st;
 }
 

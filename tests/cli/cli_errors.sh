@@ -178,11 +178,14 @@ bad_cli "bad --threads" "threads" --threads=0 eval 1
 bad_cli "unknown backend" "backend" --backend=quantum eval 1
 # Environment knobs: job/setup.c reads and checks every TESSERA_* variable once;
 # a bad value is one error naming it (TESSERA_FAULT: tests/backend/worker_errors.sh).
-# bad_knob VAR VALUE EXPECTED: tessera with VAR=VALUE fails with that error.
+# bad_knob VAR VALUE EXPECTED: tessera with VAR=VALUE fails with that error;
+# VAR is then what it was (gpu-check.sh runs the suite with
+# TESSERA_GPUS_SHARED=1, which the 2-rank checks below need on one GPU).
 bad_knob() {
+  _had=$(printenv "$1") && _set=1 || _set=0
   export "$1=$2"
   bad_cli "$1=$2" "^tessera: error: $1=$2: expected $3" eval 'sum(ones(3))'
-  unset "$1"
+  if [ "$_set" = 1 ]; then export "$1=$_had"; else unset "$1"; fi
 }
 for v in abc 0 -2 inf nan 1e999 5s; do
   bad_knob TESSERA_PROGRESS_INTERVAL "$v" 'a positive number of seconds'

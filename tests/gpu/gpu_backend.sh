@@ -180,10 +180,10 @@ done
 u() { printf 'uniform(shape=(2000, 1000), chunks=500, seed=%s)' "$1"; }
 n() { printf 'normal(shape=(2000, 1000), chunks=500, seed=%s)' "$1"; }
 ten="($(n 1) * 2 + $(u 2) - 1) * exp(-$(n 3) ** 2) + sqrt($(u 4)) * arange(1000) - abs($(n 5)) / (1 + $(u 6)) + tanh($(n 7) * $(u 8)) - normal(shape=(1000,), chunks=500, seed=9) * $(n 10)"
-for e in "sum($terms)" "sum($ten)" "mean($chain)" "sum(std($terms, axis=0) * arange(1000))" \
+for big in "sum($terms)" "sum($ten)" "mean($chain)" "sum(std($terms, axis=0) * arange(1000))" \
          "var($terms + persist(normal(0, 1, (1200, 1000), chunks=(400, 250), seed=11)))"; do
-  want=$(cpu "$e")
-  got=$(gpu "$e") || fail "a split program failed on the GPU: $e"
+  want=$(cpu "$big")
+  got=$(gpu "$big") || fail "a split program failed on the GPU: $big"
   expect_close "$got" "$want" 1e-12
 done
 expect_close "$(tsr --backend=cuda --no-fuse eval "sum($ten)")" "$(cpu "sum($ten)")" 1e-12

@@ -3,8 +3,9 @@
 # user-guide.md, "What happens when things go wrong"): W1's 2 TB stream, the
 # same job with every intermediate materialized (--no-fuse) and a rechunk
 # each run under --mem-limit=2G with the device memory the summary reports
-# (cudaMemGetInfo, sampled at every allocation, over what setup left in use)
-# below 2 GB; an array that cannot be held under the limit is refused before
+# (what the rank allocated: the pool's blocks and the launch scratch and NCCL
+# buffers outside it; not cudaMemGetInfo, which counts the other tests on the
+# GPU too) below 2 GB; an array that cannot be held under the limit is refused before
 # any work with its size and the limit in the message. Skips (exit 77,
 # loudly) where no GPU is visible; scripts/gpu-check.sh runs it on GPU nodes.
 . "${srcdir:-.}/tests/lib.sh"
