@@ -42,6 +42,12 @@ extern "C" {
 #define WCOLS (WQ / 32) /* columns a lane holds */
 #define MAX_WCTAS 65535 /* CTAs of a block at most */
 #define FULL 0xffffffffu
+#ifndef WPASS_R1
+#define WPASS_R1 4 /* rows a step with one point */
+#endif
+#ifndef WPASS_MINB1
+#define WPASS_MINB1 2 /* CTAs per SM the one-point kernel's registers allow */
+#endif
 
 /* The butterfly over the lanes: the same bits on every lane. */
 __device__ static __forceinline__ double lanes_sum(double v) {
@@ -62,8 +68,8 @@ __device__ static __forceinline__ void wrow(const double *x, long long p, long l
 }
 
 template <bool GRAD, int KB>
-__global__ static void __launch_bounds__(WT, 2) wpass_kernel(wpass_args m) {
-  constexpr int R = KB >= 4 ? 8 / KB : 4; /* rows a step: R KB <= 8 pairs, 4 rows alone */
+__global__ static void __launch_bounds__(WT, KB == 1 ? WPASS_MINB1 : 2) wpass_kernel(wpass_args m) {
+  constexpr int R = KB >= 4 ? 8 / KB : WPASS_R1; /* rows a step: R KB <= 8 pairs */
   __shared__ double bs[KB][WQ];
   __shared__ long long sb;
   if (threadIdx.x == 0) {
