@@ -38,7 +38,8 @@
 # Environment: N (default 1000000), P (100), RANKS (default 1; e.g. "1 2"),
 # SOLVERS (default "newton lbfgs gradient_descent proximal_grad admm"; admm
 # takes about 400 passes per 100 iterations: 43 s at N=10^5 on 2 cores),
-# RUNS (peers' timed runs, default 3), BACKEND (default cuda where a GPU is
+# RUNS (peers' timed runs, default 3), HOST_PEERS (0: no scikit-learn or
+# dask_glm rows, which take minutes at 10^7 rows), BACKEND (default cuda where a GPU is
 # visible, else cpu), TESSERA, PYTHON (default: the first of python3,
 # /usr/bin/python3 that imports h5py and numpy).
 # Exit status: 0, 2 usage, 3 a tool missing, 4 a tessera run failed.
@@ -147,6 +148,7 @@ done
 echo "== peers: glm_peers.py" >&2
 nogpu=()
 [ "$BACKEND" = cpu ] && nogpu=(--no-gpu)
+[ "${HOST_PEERS:-1}" = 0 ] && nogpu+=(--no-host)
 (cd "$work" && "$PYTHON" "$here/glm_peers.py" w4.h5 "$RUNS" "${nogpu[@]}" "${fits[@]}") >"$work/peers.txt" ||
   echo "glm_bench.sh: glm_peers.py exited with status $?" >&2
 cat "$work/peers.txt" >&2

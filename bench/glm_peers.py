@@ -3,7 +3,7 @@
 regression, lamduh = 1 (scikit-learn C = 1), no intercept, on the X and y
 that bench/glm_bench.sh wrote, so every system fits the same numbers.
 
-  glm_peers.py DATA.h5 RUNS [--no-gpu] [FIT.h5 ...]
+  glm_peers.py DATA.h5 RUNS [--no-gpu] [--no-host] [FIT.h5 ...]
 
       sklearn-newton-cholesky  LogisticRegression(solver="newton-cholesky", tol=1e-8)
       sklearn-lbfgs            LogisticRegression(solver="lbfgs", tol=1e-8, max_iter=1000)
@@ -21,7 +21,9 @@ that bench/glm_bench.sh wrote, so every system fits the same numbers.
 
 DATA.h5 holds /X (N x P) and /y (N); each peer reads them before timing (the
 PyTorch ones copy them to the GPU first). Each runs once as a warm-up, then
-RUNS times; the best is printed. --no-gpu skips the PyTorch peers. FIT.h5
+RUNS times; the best is printed. --no-gpu skips the PyTorch peers, --no-host
+the host peers (scikit-learn and dask_glm: minutes at 10^7 rows; the GPU
+comparison is then against the reference of FIT.h5's tessera newton). FIT.h5
 are tessera's results files: their c_<solver> datasets are compared with the
 reference. The reference is scikit-learn's newton-cholesky fit, or tessera's
 c_newton of the first FIT.h5 when scikit-learn does not give one.
@@ -212,8 +214,8 @@ def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
     data, runs, rest = argv[0], int(argv[1]), argv[2:]
-    gpu = "--no-gpu" not in rest
-    fits = [a for a in rest if a != "--no-gpu"]
+    gpu, host = "--no-gpu" not in rest, "--no-host" not in rest
+    fits = [a for a in rest if a not in ("--no-gpu", "--no-host")]
     with h5py.File(data, "r") as h:
         X, y = h["X"][...], h["y"][...]
     if fits:
@@ -221,13 +223,17 @@ def main(argv):
             if "c_newton" in h:
                 REF.update(coef=h["c_newton"][...], name=f"tessera newton ({fits[0]})")
     info()
-    sklearn_peers(X, y, runs)
+    if host:
+        sklearn_peers(X, y, runs)
+    else:
+        skip(("sklearn-newton-cholesky", "sklearn-lbfgs"), "host", "--no-host")
     say("reference", REF["name"])
     if gpu:
         torch_peers(X, y, runs)
     else:
         skip(("torch-newton", "torch-lbfgs"), "gpu", "--no-gpu")
-    dask_glm_peers(X, y, runs)
+    if host:
+        dask_glm_peers(X, y, runs)
     tessera_diffs(fits)
 
 
