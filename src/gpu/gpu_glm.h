@@ -7,7 +7,7 @@
 #define TSR_GPU_GLM_H
 
 #define WQ 128 /* columns (p + 1) the one-launch pass takes at most */
-#define WKB 8 /* points of a lambda path one launch takes at most */
+#define WKB 8  /* points of a lambda path one launch takes at most */
 
 /* A block of the launch: its data, the first of its npt coefficient vectors
  * (q values each), its rows, rows per CTA, CTAs, and its first CTA. */
@@ -17,9 +17,9 @@ typedef struct wpass_block {
 } wpass_block;
 
 typedef struct wpass_args {
-  int family, npt;       /* npt <= WKB points */
-  long long p, ld, nb;   /* ld: results per point (the loss, then the gradient) */
-  long long ctas;        /* of every block */
+  int family, npt;        /* npt <= WKB points */
+  long long p, ld, nb;    /* ld: results per point (the loss, then the gradient) */
+  long long ctas;         /* of every block */
   const wpass_block *tab; /* nb blocks, in device memory */
   double *part;           /* tsr_gpu_wpass_parts(ctas) x npt x ld partials */
   double *out;            /* block b's point k at out[b ostride + o0 + k ld] */

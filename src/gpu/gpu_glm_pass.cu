@@ -57,8 +57,8 @@ __device__ static __forceinline__ double lanes_sum(double v) {
 
 /* Row i's values in the lane's columns: x, then 1 for the intercept, 0 past
  * it; a row past hi is all 0. */
-__device__ static __forceinline__ void wrow(const double *x, long long p, long long i,
-                                            long long hi, int lane, double *v) {
+__device__ static __forceinline__ void wrow(const double *x, long long p, long long i, long long hi,
+                                            int lane, double *v) {
   const double *xr = x + i * p + lane;
 #pragma unroll
   for (int m = 0; m < WCOLS; m++) {
@@ -172,10 +172,10 @@ extern "C" long long tsr_gpu_wpass_parts(long long ctas) { return ctas * WW; }
 extern "C" int tsr_gpu_wpass(const wpass_args *m, int grad) {
   unsigned ctas = (unsigned)m->ctas, fin = (unsigned)((m->nb * m->npt * m->ld * 32 + WT - 1) / WT);
   if (m->p + 1 > WQ || m->npt < 1 || m->npt > WKB)
-    return TSR_ERROR(TSR_ERR_INTERNAL, "GLM pass: %d points of %lld columns in one launch",
-                     m->npt, (long long)m->p + 1);
-#define WPASS(K)                                                                                   \
-  (grad ? wpass_kernel<true, K><<<ctas, WT, 0, STREAM>>>(*m)                                       \
+    return TSR_ERROR(TSR_ERR_INTERNAL, "GLM pass: %d points of %lld columns in one launch", m->npt,
+                     (long long)m->p + 1);
+#define WPASS(K)                                             \
+  (grad ? wpass_kernel<true, K><<<ctas, WT, 0, STREAM>>>(*m) \
         : wpass_kernel<false, K><<<ctas, WT, 0, STREAM>>>(*m))
   if (ctas > 0 && m->npt == 1)
     WPASS(1);

@@ -51,8 +51,7 @@ struct slice_args {
  * order; the block's threads combine by a fixed tree. A sliced launch
  * gives each thread the same elements in the same order: the same bits. */
 template <int KIND, bool CHAIN, bool SLICED>
-__global__ void __launch_bounds__(THREADS, 5)
-reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
                                    const int *nparts, tsr_stat *out, long long out_stride,
                                    slice_args sl) {
   __shared__ tsr_stat part[THREADS];
