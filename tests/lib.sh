@@ -130,6 +130,18 @@ mpi_tsr() {
   mpi_run "$_np" "$TESSERA" --quiet "$@"
 }
 
+# wait_watched PID: waits for the background PID, which a watchdog kills for
+# good after 10 s (a hang costs no more), and sets _rc to its exit status.
+wait_watched() {
+  (sleep 10; kill -KILL "$1" 2>/dev/null) &
+  _dog=$!
+  set +e
+  wait "$1"
+  _rc=$?
+  set -e
+  kill "$_dog" 2>/dev/null || true
+}
+
 # signal_test WHAT SIG DELAY WANT MAXS DIR CMD...: CMD in the background,
 # SIG after DELAY s; it must exit within MAXS s with status WANT (130, or
 # "nonzero" for mpirun, whose status for a signalled job is Open MPI's),
@@ -144,14 +156,8 @@ signal_test() {
   sleep "$_delay"
   kill -"$_sig" "$_pid" 2>/dev/null || fail "$_what: finished before $_sig"
   _t0=$(date +%s.%N)
-  (sleep 10; kill -KILL "$_pid" 2>/dev/null) &
-  _dog=$!
-  set +e
-  wait "$_pid"
-  _rc=$?
-  set -e
+  wait_watched "$_pid"
   _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-  kill "$_dog" 2>/dev/null || true
   note "$_what: exit status $_rc, $_dt s after SIG$_sig"
   if [ "$_want" = nonzero ]; then
     [ "$_rc" -ne 0 ] || soft_fail "$_what: exit status 0 after SIG$_sig"
@@ -181,13 +187,7 @@ kill_rank_test() {
   [ -n "$_victim" ] || fail "SIGKILL of a rank: no rank process found"
   kill -KILL "$_victim"
   _t0=$(date +%s)
-  (sleep 10; kill -KILL "$_pid" 2>/dev/null) &
-  _dog=$!
-  set +e
-  wait "$_pid"
-  _rc=$?
-  set -e
-  kill "$_dog" 2>/dev/null || true
+  wait_watched "$_pid"
   _dt=$(($(date +%s) - _t0))
   note "SIGKILL of rank $_victim: mpirun exit status $_rc after $_dt s"
   [ "$_rc" -ne 0 ] || soft_fail "SIGKILL of a rank: mpirun exit status 0"
