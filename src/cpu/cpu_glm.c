@@ -86,8 +86,9 @@ static void grad_block(int family, int what, int64_t p, int64_t nbeta, const tsr
     for (int64_t k = 0; k < nbeta; k++) {
       const double *beta = b->beta + k * q;
       double *out = b->out + k * len, *g = out + 1;
-      double eta = row_dot(x, beta, p) + beta[p], mu = tsr_glm_mean(family, eta);
-      out[0] += tsr_glm_loss(family, eta, mu, b->y[i]);
+      double eta = row_dot(x, beta, p) + beta[p], mu, loss;
+      tsr_glm_mean_loss(family, eta, b->y[i], &mu, &loss);
+      out[0] += loss;
       if (what == TSR_GLM_LOSS) continue;
       double r = mu - b->y[i];
       for (int64_t j = 0; j < p; j++) g[j] += r * x[j];
@@ -107,8 +108,9 @@ static void hess_block(int family, int64_t p, const tsr_glm_block *b, const doub
   int64_t t = 0;
   for (int64_t i = 0; i < b->rows; i++) {
     const double *x = b->x + i * p;
-    double eta = row_dot(x, beta, p) + beta[p], mu = tsr_glm_mean(family, eta);
-    out[0] += tsr_glm_loss(family, eta, mu, b->y[i]);
+    double eta = row_dot(x, beta, p) + beta[p], mu, loss;
+    tsr_glm_mean_loss(family, eta, b->y[i], &mu, &loss);
+    out[0] += loss;
     double r = mu - b->y[i];
     for (int64_t j = 0; j < p; j++) g[j] += r * x[j];
     g[p] += r;
