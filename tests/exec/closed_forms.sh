@@ -161,6 +161,14 @@ for spec in "0 10 0.5 3" "5 -5 -1 4" "2.5 100 7 2" "-3 3 0.25 5" "10 0 -3 2" "1 
   add "rfirst$i" "arange($1, $2, $3, chunks=$4)[0]" "$(calc "$1")"
   add "rlast$i" "arange($1, $2, $3, chunks=$4)[-1]" "$(calc "$1 + $3 * ($cnt - 1)")" 1e-15
 done
+# Poorly conditioned moments (dask's test_moment): rows 1e8, 1e8 + 1, 1e8 + 2
+# over 30 columns in chunks of 5 (std sqrt(2/3), var 2/3 over each column),
+# and 1 .. 121 as 11 x 11 in chunks of 4 (each row's var (11^2 - 1) / 12).
+big='(arange(30, chunks=5) * 0 + arange(3, chunks=2)[:, None] + 1e8)'
+add "mstd" "std($big)" "$(calc "sqrt(2 / 3)")" 1e-12
+add "mvar0" "sum(var($big, axis=0))" "$(calc "30 * 2 / 3")" 1e-12
+add "mvar1" "max(var($big, axis=1))" 0
+add "mvar11" "sum(var(arange(11, chunks=4)[:, None] * 11 + arange(11, chunks=4) + 1, axis=1))" "$(calc "11 * 120 / 12")" 1e-12
 end_group
 
 # ---- 3. slices of arange (brute-force index sets) -----------------------------------
