@@ -130,6 +130,20 @@ mpi_tsr() {
   mpi_run "$_np" "$TESSERA" --quiet "$@"
 }
 
+# startup_delay MIN: sets _delay to MIN seconds, or to four times what a
+# trivial tessera run takes here if that is more (measured once a test): a
+# signal that comes before tessera's handlers are in place (a loaded machine
+# can take seconds in MPI_Init) kills it, or reaches the test's own process
+# group through Open MPI's singleton start-up.
+startup_delay() {
+  if [ -z "${STARTUP_S:-}" ]; then
+    _s0=$(date +%s.%N)
+    "$TESSERA" --quiet eval 1 >/dev/null 2>&1 || true
+    STARTUP_S=$(awk -v a="$_s0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  fi
+  _delay=$(awk -v m="$1" -v s="$STARTUP_S" 'BEGIN { d = 4 * s; printf "%.2f", (d > m ? d : m) }')
+}
+
 # wait_watched PID: waits for the background PID, which a watchdog kills for
 # good after 10 s (a hang costs no more), and sets _rc to its exit status.
 wait_watched() {
@@ -143,13 +157,15 @@ wait_watched() {
 }
 
 # signal_test WHAT SIG DELAY WANT MAXS DIR CMD...: CMD in the background,
-# SIG after DELAY s; it must exit within MAXS s with status WANT (130, or
-# "nonzero" for mpirun, whose status for a signalled job is Open MPI's),
+# SIG after DELAY s (at least; see startup_delay); it must exit within MAXS s
+# with status WANT (130, or "nonzero" for mpirun, whose status for a
+# signalled job is Open MPI's),
 # leaving DIR empty. A watchdog kills it for good after 10 s.
 signal_test() {
   _what=$1 _sig=$2 _delay=$3 _want=$4 _maxs=$5 _dir=$6
   shift 6
   mkdir "$_dir"
+  startup_delay "$_delay"
   "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
   _pid=$!
   BG_PIDS="$BG_PIDS $_pid"
@@ -170,17 +186,18 @@ signal_test() {
 }
 
 # kill_rank_test DIR ARGS...: tessera ARGS on 2 ranks under mpirun; after
-# 4 s one rank is killed with SIGKILL: mpirun must end the job within 5 s
+# 4 s (or startup_delay's) one rank is killed with SIGKILL: mpirun must end the job within 5 s
 # with a non-zero status, leaving DIR empty.
 kill_rank_test() {
   _dir=$1
   shift
   mkdir "$_dir"
   # shellcheck disable=SC2046
+  startup_delay 4
   "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
   _pid=$!
   BG_PIDS="$BG_PIDS $_pid"
-  sleep 4
+  sleep "$_delay"
   _victim=$(pgrep -f -- "$*" | while read -r _p; do
     [ "$_p" != "$_pid" ] && [ "$(ps -o comm= -p "$_p")" != "$(basename "$MPIEXEC")" ] && echo "$_p"
   done | tail -1)
