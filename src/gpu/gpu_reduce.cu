@@ -15,10 +15,17 @@
 
 #include "gpu/gpu_prog.cuh"
 
+#define MOMENTS(K) ((K) == RED_VAR || (K) == RED_STD)
+
 /* Per-thread accumulation specialized by reduction kind: sums add, extremes
- * compare, moments update by Welford; merged into tsr_stat at the end. */
+ * compare; moments add the deviations from the block's shift k (its first
+ * element) and their squares, a and b, which the block's tree adds and turns
+ * into a mean and squared deviations at the end (block_moments). Welford's
+ * update, used before, lost 1e-9 of a variance around 1e8 (dask's
+ * test_moment) where the CPU, which sums deviations from a segment's mean,
+ * lost nothing: deviations from a near value are exact there. */
 template <int KIND> struct accum {
-  double n = 0, a = 0, b = 0;
+  double n = 0, a = 0, b = 0, k = 0;
   __device__ void load(const tsr_stat &s) { n = s.n, a = s.a, b = s.b; }
   __device__ void add(double x) {
     if (KIND == RED_SUM || KIND == RED_MEAN) {
@@ -27,14 +34,31 @@ template <int KIND> struct accum {
       bool better = KIND == RED_MAX ? x > a : x < a;
       if (n == 0 || x != x || (a == a && better)) a = x;
     } else {
-      double d = x - a;
-      a += d / (n + 1);
-      b += d * (x - a);
+      double d = x - k;
+      a += d;
+      b += d * d;
     }
     n += 1;
   }
   __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
 };
+
+/* The block's tree: moments add their three sums; the others merge. */
+template <int KIND> __device__ static inline void tree_merge(tsr_stat *acc, const tsr_stat *s) {
+  if (MOMENTS(KIND)) {
+    acc->n += s->n, acc->a += s->a, acc->b += s->b;
+  } else {
+    tsr_stat_merge_inline(KIND, acc, s);
+  }
+}
+
+/* Sums of deviations from k to a mean and squared deviations (never below
+ * 0 by rounding; NaN stays NaN). */
+__device__ static inline tsr_stat block_moments(tsr_stat s, double k) {
+  if (s.n == 0) return tsr_stat{0.0, 0.0, 0.0};
+  double m2 = s.b - s.a * (s.a / s.n);
+  return tsr_stat{s.n, k + s.a / s.n, m2 < 0 ? 0.0 : m2};
+}
 
 /* A slice of a full reduction's launch (see reduce_sliced): each thread
  * takes its iterations j0 <= j < j1 only, its running state kept in state
@@ -55,11 +79,25 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
                                    const int *nparts, tsr_stat *out, long long out_stride,
                                    slice_args sl) {
   __shared__ tsr_stat part[THREADS];
+  __shared__ double shift;
   int chunk = blockIdx.y, t = threadIdx.x;
   int nb = nparts[chunk];
   accum<KIND> acc;
   if (SLICED && sl.j0 > 0)
     acc.load(sl.state[((long long)chunk * gridDim.x + blockIdx.x) * THREADS + t]);
+  if (MOMENTS(KIND)) { /* the block's first element, the same in every slice */
+    if (t == 0) {
+      shift = 0.0;
+      long long n = counts[chunk], lo = n * blockIdx.x / nb;
+      if ((int)blockIdx.x < nb && lo < n * (blockIdx.x + 1) / nb) {
+        long long idx0[TSR_MAXDIM];
+        box_coords(boxes[chunk], p.ndim, lo, idx0);
+        shift = element<CHAIN>(p, idx0);
+      }
+    }
+    __syncthreads();
+    acc.k = shift;
+  }
   if ((int)blockIdx.x < nb) {
     long long n = counts[chunk];
     long long lo = n * blockIdx.x / nb, hi = n * (blockIdx.x + 1) / nb;
@@ -84,10 +122,11 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
   part[t] = acc.stat();
   __syncthreads();
   for (int s = THREADS / 2; s > 0; s >>= 1) {
-    if (t < s) tsr_stat_merge_inline(KIND, &part[t], &part[t + s]);
+    if (t < s) tree_merge<KIND>(&part[t], &part[t + s]);
     __syncthreads();
   }
-  if (t == 0 && (int)blockIdx.x < nb) out[chunk * out_stride + blockIdx.x] = part[0];
+  if (t == 0 && (int)blockIdx.x < nb)
+    out[chunk * out_stride + blockIdx.x] = MOMENTS(KIND) ? block_moments(part[0], shift) : part[0];
 }
 
 /* The unsliced launches (every one of W1 and W2) run the kernel without
