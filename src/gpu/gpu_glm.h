@@ -26,6 +26,24 @@ typedef struct wpass_args {
   long long ostride, o0;
 } wpass_args;
 
+#ifdef __CUDACC__
+/* The sum over the warp's lanes: the same bits on every lane (addition
+ * commutes, so partners of the butterfly compute the same sums). */
+__device__ static __forceinline__ double warp_sum(double v) {
+  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+  return v;
+}
+
+/* The sum of n values at v, v + stride, ... on a warp: lane l adds values
+ * l, l + 32, ... in order, then the butterfly (the same bits every time). */
+__device__ static __forceinline__ double warp_sum_strided(const double *v, long long n,
+                                                          long long stride, int lane) {
+  double s = 0.0;
+  for (long long i = lane; i < n; i += 32) s += v[i * stride];
+  return warp_sum(s);
+}
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -49,12 +49,6 @@ extern "C" {
 #define WPASS_MINB1 2 /* CTAs per SM the one-point kernel's registers allow */
 #endif
 
-/* The butterfly over the lanes: the same bits on every lane. */
-__device__ static __forceinline__ double lanes_sum(double v) {
-  for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(FULL, v, m);
-  return v;
-}
-
 /* Row i's values in the lane's columns: x, then 1 for the intercept, 0 past
  * it; a row past hi is all 0. */
 __device__ static __forceinline__ void wrow(const double *x, long long p, long long i, long long hi,
@@ -107,7 +101,7 @@ __global__ static void __launch_bounds__(WT, KB == 1 ? WPASS_MINB1 : 2) wpass_ke
         double d = 0.0;
 #pragma unroll
         for (int c = 0; c < WCOLS; c++) d = fma(xv[s][c], bs[k][lane + 32 * c], d);
-        d = lanes_sum(d);
+        d = warp_sum(d);
         if (lane == s * KB + k) mine = d;
       }
     int ps = lane / KB, pk = lane % KB;
@@ -155,10 +149,7 @@ __global__ static void wpass_finish(wpass_args m) {
   if (b >= m.nb) return;
   const wpass_block &t = m.tab[b];
   int lane = threadIdx.x % 32;
-  const double *v = m.part + t.cta0 * WW * n + o;
-  double s = 0.0;
-  for (long long i = lane; i < t.nctas * WW; i += 32) s += v[i * n];
-  s = lanes_sum(s);
+  double s = warp_sum_strided(m.part + t.cta0 * WW * n + o, t.nctas * WW, n, lane);
   if (lane == 0) m.out[b * m.ostride + m.o0 + o] = s;
 }
 

@@ -11,7 +11,6 @@
  * for the partials the host combines.
  */
 #include <limits.h>
-#include <time.h>
 
 #include "gpu/gpu_prog.cuh"
 
@@ -203,6 +202,7 @@ static int parts_for(long long n) {
 #define SLICE_ELEMS (1LL << 28)
 #define SLICE_S 0.025
 #define LAUNCH_IN_BYTES (GROUP * (sizeof(dbox) + sizeof(long long) + sizeof(int)))
+#define LAUNCH_OUT_BYTES (sizeof(tsr_stat) * MAX_PARTS * GROUP)
 
 struct launch_scratch {
   int slot; /* in scratch_cache; -1: none */
@@ -220,7 +220,7 @@ static int scratch_busy[SCRATCH_SETS];
 static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void scratch_destroy(launch_scratch *s) {
-  if (s->dout) tsr_gpu_count_outside(-(long long)(LAUNCH_IN_BYTES + sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (s->dout) tsr_gpu_count_outside(-(long long)(LAUNCH_IN_BYTES + LAUNCH_OUT_BYTES));
   cudaFree(s->dbx);
   cudaFreeHost(s->hbx);
   cudaFree(s->dout);
@@ -242,12 +242,11 @@ static int scratch_create(launch_scratch *s) {
   if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&hin, LAUNCH_IN_BYTES));
   scratch_split(din, &s->dbx, &s->dcnt, &s->dparts);
   scratch_split(hin, &s->hbx, &s->hcnt, &s->hparts);
-  if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
-  if (st == TSR_OK)
-    st = CUDA_STATUS(cudaMallocHost(&s->hout, sizeof(tsr_stat) * MAX_PARTS * GROUP));
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, LAUNCH_OUT_BYTES));
+  if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&s->hout, LAUNCH_OUT_BYTES));
   if (st != TSR_OK) scratch_destroy(s);
   else /* outside the pool, in the summary's peak */
-    tsr_gpu_count_outside((long long)(LAUNCH_IN_BYTES + sizeof(tsr_stat) * MAX_PARTS * GROUP));
+    tsr_gpu_count_outside((long long)(LAUNCH_IN_BYTES + LAUNCH_OUT_BYTES));
   return st;
 }
 
@@ -324,12 +323,6 @@ static void launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s,
     launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One launch too long to wait for in one piece (a chunk of billions of
  * elements: Ctrl-C or a batch system's SIGTERM would wait for all of it),
  * as slices of each thread's iterations, the host waiting for each and
@@ -348,14 +341,14 @@ static int reduce_sliced(const dprog *d, int kind, dim3 grid, launch_scratch *s,
     if (step < 1) step = 1;
     long long j1 = iters - j <= step ? iters : j + step;
     int last = j1 == iters;
-    double t0 = now_s();
+    double t0 = tsr_trace_now();
     launch_slice(d, kind, grid, s, maxparts,
                  slice_args{j, last ? LLONG_MAX : j1, (tsr_stat *)state, last});
     st = CUDA_STATUS(cudaGetLastError());
     if (st == TSR_OK && !last) st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
     if (st == TSR_OK && !last && tsr_interrupted())
       st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
-    double dt = now_s() - t0, f = dt > 0 ? SLICE_S / dt : 8.0;
+    double dt = tsr_trace_now() - t0, f = dt > 0 ? SLICE_S / dt : 8.0;
     step = (long long)((double)step * (f > 8.0 ? 8.0 : f < 0.125 ? 0.125 : f));
     j = j1;
   }
@@ -513,7 +506,7 @@ int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *e
   return st != TSR_OK ? st : rs;
 }
 
-size_t tsr_gpu_eval_min_memory(void) { return sizeof(tsr_stat) * MAX_PARTS * GROUP * 2; }
+size_t tsr_gpu_eval_min_memory(void) { return LAUNCH_OUT_BYTES * 2; }
 
 void tsr_gpu_eval_stop(void) {
   for (int i = 0; i < SCRATCH_SETS; i++)
