@@ -54,6 +54,9 @@ typedef struct tsr_backend_config {
   /* testing knob (TESSERA_PROGRAM_LIMIT): limits below the backend's own, so
    * that split programs run on any backend (0: the backend's own) */
   tsr_prog_limits prog_limit;
+  /* testing knob (TESSERA_GPU_NO_WALK): the CUDA backend reduces random
+   * chains with its general kernel instead of the walking one (same bits) */
+  int no_walk;
 } tsr_backend_config;
 
 /* A device's identity: equal for two ranks that use the same device. */

@@ -51,6 +51,7 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   tsr_gpu_memory_start(cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9);
+  tsr_gpu_no_walk = cfg->no_walk;
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
   if (!cfg->any_shared) TSR_CHECK(tsr_gpu_nccl_start());

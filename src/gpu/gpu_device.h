@@ -18,6 +18,7 @@ extern "C" {
 
 /* ---- this rank's device (gpu_memory.cu) ---- */
 extern int tsr_gpu_device_id; /* -1 until bound */
+extern int tsr_gpu_no_walk;   /* TESSERA_GPU_NO_WALK (gpu_prog.cu) */
 /* The current device is per host thread: every entry point that OpenMP
  * workers may call selects this rank's GPU first. */
 static inline void tsr_gpu_bind_device(void) {

@@ -24,6 +24,47 @@ static int is_chain(const tsr_prog *p) {
   return p->result == p->code[p->ninstr - 1].dst;
 }
 
+int tsr_gpu_no_walk;
+
+/* Whether a chain program can run as GEN (gpu_prog.cuh): its leaf is leaf
+ * 0, random, and nothing rounds to float32. */
+static int is_gen(const tsr_prog *p) {
+  if (tsr_gpu_no_walk || p->ndim < 1 || p->code[0].x != 0 || p->leaves[0].kind != LEAF_RANDOM ||
+      p->leaves[0].round_f32)
+    return 0;
+  for (int i = 0; i < p->ninstr; i++)
+    if (p->code[i].round_f32) return 0;
+  return p->leaves[0].rng == RNG_NORMAL || p->leaves[0].rng == RNG_UNIFORM;
+}
+
+/* A GEN chain's first operations (at most 2) that are v + c, c + v, v - c,
+ * c - v, v * c or c * v with a constant c, as v -> fma(v, m, a): m = +-1
+ * and a = +-c for the additions and subtractions (v * m is exact, so the
+ * one rounding is the sum's: x - y is x + (-y) in IEEE arithmetic), m = c
+ * and a = -0 for products (the exact product plus -0 is the product, also
+ * when it is +0 or -0). The rest of the chain runs as it is. */
+static void gen_steps_of(const tsr_prog *p, dprog *d) {
+  d->gen_steps = 0;
+  for (int k = 0; k < 2; k++) d->gen_m[k] = 1.0, d->gen_a[k] = -0.0; /* fma(v, 1, -0) = v */
+  for (int i = 1; i < p->ninstr && d->gen_steps < 2; i++) {
+    const tsr_instr *c = &p->code[i];
+    if (c->kind != I_BINARY) break;
+    int left = c->x != p->code[i - 1].dst;
+    double k = p->reg_value[left ? c->x : c->y], m, a;
+    if (c->op == EW_ADD)
+      m = 1.0, a = k;
+    else if (c->op == EW_SUB)
+      m = left ? -1.0 : 1.0, a = left ? k : -k;
+    else if (c->op == EW_MUL)
+      m = k, a = -0.0;
+    else
+      break;
+    d->gen_m[d->gen_steps] = m;
+    d->gen_a[d->gen_steps] = a;
+    d->gen_steps++;
+  }
+}
+
 /* ---- host side ------------------------------------------------------------ */
 
 /* Every call below queues its copies and kernels on the calling host thread's
@@ -136,7 +177,11 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
   d->nleaves = p->nleaves;
   d->ninstr = p->ninstr;
   d->result = p->result;
-  d->chain = is_chain(p);
+  d->chain = is_chain(p) ? (is_gen(p) ? GEN : CHAIN) : 0;
+  for (int i = 0; i < 10 && p->nleaves > 0; i++) { /* Philox's round keys for GEN */
+    d->rk[2 * i] = (uint32_t)p->leaves[0].key + (uint32_t)i * 0x9E3779B9u;
+    d->rk[2 * i + 1] = (uint32_t)(p->leaves[0].key >> 32) + (uint32_t)i * 0xBB67AE85u;
+  }
   int ntab = 0, st = TSR_OK;
   for (int i = 0; i < p->nleaves && st == TSR_OK; i++)
     st = leaf_upload(&p->leaves[i], d, &ntab, &d->leaf[i]);
@@ -152,6 +197,7 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
     d->reg_const[r] = p->reg_const[r];
     d->reg_value[r] = p->reg_value[r];
   }
+  if (d->chain == GEN) gen_steps_of(p, d);
   return TSR_OK;
 }
 

@@ -83,8 +83,19 @@ struct dinstr {
  * device). Expected: that upload's ~10-20 us gone from every operation with
  * array inputs. Only a table longer than INLINE_CHUNKS still goes to the
  * pool (and its operation waits in prog_release before giving it back). */
+/* chain: 0, a program of registers (eval_element); CHAIN, a chain
+ * (eval_chain); GEN, a chain from a random leaf 0 with no float32 rounding,
+ * which the full reductions walk with its element index kept per thread and
+ * Philox's round keys precomputed (rk: round i's key words 2i, 2i + 1). */
+enum { CHAIN = 1, GEN = 2 };
 struct dprog {
   int ndim, nleaves, ninstr, result, chain;
+  uint32_t rk[20];
+  /* GEN: the chain's first operations that are an addition, subtraction or
+   * multiplication by a constant, as v -> fma(v, gen_m, gen_a), at most 2
+   * (gen_chain); unused steps are fma(v, 1, -0), which is v */
+  double gen_m[2], gen_a[2];
+  int gen_steps;
   dleaf leaf[MAX_LEAVES];
   dinstr code[MAX_INSTR];
   int reg_const[MAX_REGS];
@@ -295,6 +306,103 @@ __device__ static inline void store_pair(double *at, double v0, double v1) {
     *reinterpret_cast<double2 *>(at) = make_double2(v0, v1);
   else
     at[0] = v0, at[1] = v1;
+}
+
+/* ---- GEN programs: a random leaf and its chain, for the full reductions ---- */
+
+/* Philox4x32-10 with the round keys read from the program: curand's rounds
+ * (curand_Philox4x32_10), the same bits, without adding the Weyl constants
+ * to the key in every round of every element. */
+__device__ static inline uint4 philox_rk(uint4 c, const uint32_t *rk) {
+#pragma unroll
+  for (int i = 0; i < 10; i++) {
+    unsigned hi0 = __umulhi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
+    unsigned hi1 = __umulhi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
+    c = make_uint4(hi1 ^ c.y ^ rk[2 * i], lo1, hi0 ^ c.w ^ rk[2 * i + 1], lo0);
+  }
+  return c;
+}
+
+/* random_value of leaf 0 at element e: the same arithmetic. */
+__device__ static inline double gen_value(const dprog &p, long long e) {
+  const dleaf &l = p.leaf[0];
+  unsigned long long q = (unsigned long long)e >> 1;
+  uint4 w = philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), l.stream, 0), p.rk);
+  if (l.rng == RNG_UNIFORM) {
+    double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
+    return l.a + (l.b - l.a) * u;
+  }
+  double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
+  return l.a + l.b * (r * tsr_sin_or_cos2pi(u01(w.z, w.w), (uint64_t)e & 1));
+}
+
+/* Operation i of a GEN chain on v (chain_rest without float32 rounding,
+ * which GEN programs have none of). */
+__device__ static inline double gen_op(const dprog &p, int i, int prev, double v) {
+  const dinstr &ins = p.code[i];
+  if (ins.kind == I_UNARY) return tsr_ew_unary(ins.op, v);
+  if (ins.x == prev) return tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
+  return tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
+}
+
+/* The chain after its leaf: its first gen_steps operations as two fused
+ * multiply-adds, each exactly the operation it stands for (see
+ * gen_steps_of in gpu_prog.cu), then the rest as chain_rest takes them. */
+__device__ static inline double gen_chain(const dprog &p, double v) {
+  v = fma(v, p.gen_m[0], p.gen_a[0]);
+  v = fma(v, p.gen_m[1], p.gen_a[1]);
+  for (int i = 1 + p.gen_steps; i < p.ninstr; i++) v = gen_op(p, i, p.code[i - 1].dst, v);
+  return v;
+}
+
+/* A thread's walk over a box for GEN programs: its row o (row-major over
+ * the axes before the last), position j on the last axis (extent E) and
+ * the leaf's element index e; the row's index is recomputed only when the
+ * walk crosses into another row (every E / THREADS steps or less often). */
+struct gen_walk {
+  long long o, j, E, e;
+};
+
+/* 64-bit quotient, from a 32-bit division where both fit (box_coords). */
+__device__ static inline long long gen_div(long long n, long long d) {
+  if ((((unsigned long long)n | (unsigned long long)d) >> 32) == 0)
+    return (long long)((unsigned)n / (unsigned)d);
+  return n / d;
+}
+
+/* Leaf 0's element index at position j of row o: the sum of leaf_index,
+ * the same 64-bit terms. */
+__device__ static long long gen_index(const dprog &p, const dbox &b, long long o, long long j) {
+  const dleaf &l = p.leaf[0];
+  int last = p.ndim - 1;
+  long long e = l.e_const + l.e_coef[last] * (b.start[last] + j);
+  for (int a = last - 1; a >= 0; a--) {
+    long long x = b.extent[a], q = gen_div(o, x);
+    e += l.e_coef[a] * (b.start[a] + (o - q * x));
+    o = q;
+  }
+  return e;
+}
+
+/* The walk at element i of the box (ndim >= 1). */
+__device__ static inline void gen_start(const dprog &p, const dbox &b, long long i, gen_walk *w) {
+  w->E = b.extent[p.ndim - 1];
+  w->o = gen_div(i, w->E);
+  w->j = i - w->o * w->E;
+  w->e = gen_index(p, b, w->o, w->j);
+}
+
+/* Forward by `steps` elements of the box. */
+__device__ static inline void gen_next(const dprog &p, const dbox &b, long long steps,
+                                       gen_walk *w) {
+  w->j += steps;
+  w->e += p.leaf[0].e_coef[p.ndim - 1] * steps;
+  if (w->j >= w->E) { /* into a later row */
+    long long rows = gen_div(w->j, w->E);
+    w->j -= rows * w->E;
+    w->o += rows;
+    w->e = gen_index(p, b, w->o, w->j);
+  }
 }
 
 /* ---- the host side of programs (gpu_prog.cu) ---- */

@@ -73,8 +73,15 @@ struct slice_args {
  * range of the chunk's elements; thread t takes every THREADS-th of them in
  * order; the block's threads combine by a fixed tree. A sliced launch
  * gives each thread the same elements in the same order: the same bits. */
-template <int KIND, bool CHAIN, bool SLICED>
-__global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+/* GEN kernels are held to 64 registers, 4 blocks of THREADS per SM (50 %
+ * occupancy; left alone they take 68 and fit 3): W1 0.627 -> 0.617 s on an
+ * H200; 5 blocks (51 registers, more stack) was slower, 0.646 s
+ * (bench/RESULTS.md, 2026-11-26 15:30). */
+#ifndef GEN_MIN_BLOCKS
+#define GEN_MIN_BLOCKS 4
+#endif
+template <int KIND, int MODE, bool SLICED>
+__global__ void __launch_bounds__(THREADS, MODE == GEN ? GEN_MIN_BLOCKS : 1) reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
                                    const int *nparts, tsr_stat *out, long long out_stride,
                                    slice_args sl) {
   __shared__ tsr_stat part[THREADS];
@@ -91,7 +98,7 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
       if ((int)blockIdx.x < nb && lo < n * (blockIdx.x + 1) / nb) {
         long long idx0[TSR_MAXDIM];
         box_coords(boxes[chunk], p.ndim, lo, idx0);
-        shift = element<CHAIN>(p, idx0);
+        shift = element<MODE != 0>(p, idx0);
       }
     }
     __syncthreads();
@@ -108,10 +115,19 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if (i < hi) box_coords(b, p.ndim, i, idx);
-    for (; i < hi; i += THREADS) {
-      acc.add(element<CHAIN>(p, idx));
-      box_next(b, p.ndim, idx, THREADS);
+    if (MODE == GEN) {
+      gen_walk w;
+      if (i < hi) gen_start(p, b, i, &w);
+      for (; i < hi; i += THREADS) {
+        acc.add(gen_chain(p, gen_value(p, w.e)));
+        gen_next(p, b, THREADS, &w);
+      }
+    } else {
+      if (i < hi) box_coords(b, p.ndim, i, idx);
+      for (; i < hi; i += THREADS) {
+        acc.add(element<MODE != 0>(p, idx));
+        box_next(b, p.ndim, idx, THREADS);
+      }
     }
   }
   if (SLICED && !sl.last) {
@@ -130,13 +146,13 @@ __global__ void reduce_full_kernel(dprog p, const dbox *boxes, const long long *
 
 /* The unsliced launches (every one of W1 and W2) run the kernel without
  * the slice logic: its index and state code cost 1.3% of W1 on an H200. */
-template <bool CHAIN, bool SLICED>
+template <int MODE, bool SLICED>
 static void launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, const long long *c,
                         const int *np, tsr_stat *out, long long stride, slice_args sl) {
 #define TSR_REDUCE_CASE(K)                                                                         \
   case K:                                                                                          \
-    reduce_full_kernel<K, CHAIN, SLICED><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride,   \
-                                                                      sl);                         \
+    reduce_full_kernel<K, MODE, SLICED><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride,    \
+                                                                     sl);                          \
     break;
   switch (kind) {
     TSR_REDUCE_CASE(RED_SUM)
@@ -145,21 +161,21 @@ static void launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, cons
     TSR_REDUCE_CASE(RED_MAX)
     TSR_REDUCE_CASE(RED_VAR)
   default:
-    reduce_full_kernel<RED_STD, CHAIN, SLICED>
+    reduce_full_kernel<RED_STD, MODE, SLICED>
         <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
     break;
   }
 #undef TSR_REDUCE_CASE
 }
 
-template <bool CHAIN>
+template <int MODE>
 static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
                                const long long *c, const int *np, tsr_stat *out, long long stride,
                                slice_args sl) {
   if (sl.state)
-    launch_kind<CHAIN, true>(kind, grid, d, b, c, np, out, stride, sl);
+    launch_kind<MODE, true>(kind, grid, d, b, c, np, out, stride, sl);
   else
-    launch_kind<CHAIN, false>(kind, grid, d, b, c, np, out, stride, sl);
+    launch_kind<MODE, false>(kind, grid, d, b, c, np, out, stride, sl);
 }
 
 /* Axis reduction: one thread per element of the partial, walking the reduced
@@ -317,10 +333,12 @@ static void timer_end(kernel_timer *t, int ok, tsr_trace_args args) {
 
 static void launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s, int maxparts,
                          slice_args sl) {
-  if (d->chain)
-    launch_reduce_full<true>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+  if (d->chain == GEN)
+    launch_reduce_full<GEN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+  else if (d->chain)
+    launch_reduce_full<CHAIN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
   else
-    launch_reduce_full<false>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+    launch_reduce_full<0>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
 }
 
 /* One launch too long to wait for in one piece (a chunk of billions of

@@ -105,6 +105,7 @@ int tsr_knobs_read(tsr_knobs *k) {
   TSR_CHECK(knob_bool("TESSERA_HOST_EXCHANGE", 0, &k->host_exchange));
   TSR_CHECK(knob_bool("TESSERA_HDF5_INDEPENDENT", 0, &k->hdf5_independent));
   TSR_CHECK(knob_program_limit("TESSERA_PROGRAM_LIMIT", &k->program_limit));
+  TSR_CHECK(knob_bool("TESSERA_GPU_NO_WALK", 0, &k->gpu_no_walk));
   return TSR_OK;
 }
 
@@ -211,7 +212,8 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   tsr_backend_config cfg = {.threads = ex->threads,
                             .mem_limit = opt->mem_limit,
                             .fault = k.fault,
-                            .prog_limit = k.program_limit};
+                            .prog_limit = k.program_limit,
+                            .no_walk = k.gpu_no_walk};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, opt->devices_checked, &cfg));
   return tsr_be_setup(ex->be, &cfg);
 }

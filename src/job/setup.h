@@ -19,6 +19,8 @@ typedef struct tsr_knobs {
   int hdf5_independent;     /* TESSERA_HDF5_INDEPENDENT: independent, not collective, reads */
   tsr_prog_limits program_limit; /* TESSERA_PROGRAM_LIMIT: smaller programs than the backend's
                                   * own, so that split programs run anywhere (tests) */
+  int gpu_no_walk; /* TESSERA_GPU_NO_WALK: GPU reductions of random chains by the general
+                    * kernel, to compare its bits with the walking one (tests) */
 } tsr_knobs;
 
 /* Reads the knobs; a malformed value is one usage error naming it. */

@@ -32,6 +32,25 @@ for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 
   expect_close "$(cpu "$e")" "$(gpu "$e")" 1e-12
 done
 
+# Full reductions of a random leaf and its chain walk each thread's elements
+# with a running element index (the GEN kernel); the general kernel, which
+# recomputes the index of every element, must give the same bits: slices
+# with negative and odd steps, 1 to 3 axes, rows that end mid-stride,
+# constants on either side, unary operations, long chains, moments, a
+# uniform leaf, and a chunk large enough to be sliced.
+for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 1)[::2, ::2])' \
+         'sum((3 - normal(1, 2, shape=(300, 40, 500), chunks=(70, 13, 120), seed=11)[::-3, :, 1::2]) * 0.5)' \
+         'mean(2 * uniform(shape=(5000, 3001), chunks=(900, 777), seed=12)[::-1, 1::3])' \
+         'std(normal(3, 2, shape=(4000, 4000), chunks=1000, seed=5)[7:3001:5, ::-7])' \
+         'var(normal(shape=(100000,), chunks=7000, seed=6)[::-3], ddof=1)' \
+         'max(abs(normal(shape=(2000, 2000), chunks=512, seed=7)) / 4 - 1)' \
+         'min(1 / sqrt(uniform(shape=(3000, 3000), chunks=1000, seed=8)))' \
+         'sum(exp(-normal(shape=(1000, 1000), chunks=300, seed=3) ** 2) * 2 + 1 - 3)' \
+         'sum(normal(shape=(40000, 20000), chunks=(40000, 20000), seed=13) * 2)'; do
+  walk=$(gpu "$e")
+  expect_eq "$walk" "$(TESSERA_GPU_NO_WALK=1 gpu "$e")" "the walking and general kernels on $e"
+done
+
 # Poorly conditioned moments (dask's test_moment; the reliability issue saw
 # the GPU 1.1e-9 away from the CPU on the first): within 1e-12 of the CPU.
 big='(arange(30, chunks=5) * 0 + arange(3, chunks=2)[:, None] + 1e8)'
