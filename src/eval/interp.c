@@ -42,6 +42,7 @@ void tsr_interp_init(tsr_interp *ip, const tsr_source *src, uint64_t seed) {
 void tsr_interp_free(tsr_interp *ip) {
   for (int64_t i = 0; i < ip->narena; i++) free(ip->arena[i]);
   free(ip->arena);
+  tsr_strmap_free(&ip->vars);
   for (int i = 0; i < ip->nnames; i++) free(ip->names[i].name);
   free(ip->names);
   memset(ip, 0, sizeof *ip);
@@ -51,24 +52,26 @@ void tsr_interp_free(tsr_interp *ip) {
 
 static const char *const constants[] = {"float64", "float32", "pi", "e", "inf", "nan"};
 
+/* Variables are found through ip->vars: a job of n names costs O(n). */
 static tsr_binding *lookup(tsr_interp *ip, const char *name) {
-  for (int i = 0; i < ip->nnames; i++)
-    if (!ip->names[i].is_expression && !strcmp(ip->names[i].name, name)) return &ip->names[i];
-  return NULL;
+  int64_t i = tsr_strmap_get(&ip->vars, name, strlen(name));
+  return i < 0 ? NULL : &ip->names[i];
 }
 
 static int bind(tsr_interp *ip, const char *name, const tsr_value *v, int is_expr, int line) {
   tsr_binding *b = is_expr ? NULL : lookup(ip, name);
-  if (!b) {
-    TSR_CHECK(tsr_grow((void **)&ip->names, &ip->cap, ip->nnames + 1, sizeof *b, "for names"));
-    b = &ip->names[ip->nnames++];
-    b->name = strdup(name);
-    if (!b->name) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  if (b) {
+    b->value = *v;
+    b->line = line;
+    return TSR_OK;
   }
-  b->value = *v;
-  b->is_expression = is_expr;
-  b->line = line;
-  return TSR_OK;
+  TSR_CHECK(tsr_grow((void **)&ip->names, &ip->cap, ip->nnames + 1, sizeof *b, "for names"));
+  b = &ip->names[ip->nnames];
+  *b = (tsr_binding){.name = strdup(name), .value = *v, .is_expression = is_expr, .line = line};
+  if (!b->name) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  ip->nnames++;
+  /* the key is the binding's own copy of the name, which lives as long as ip */
+  return is_expr ? TSR_OK : tsr_strmap_put(&ip->vars, b->name, strlen(b->name), ip->nnames - 1);
 }
 
 static int unknown_name(tsr_interp *ip, const ast_node *e) {
@@ -523,10 +526,25 @@ int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
 
 /* ---- statements ------------------------------------------------------------ */
 
+/* The start of the given line of the job text. Statements come in the order
+ * of their lines, so the walk goes on from the line found last instead of
+ * the top: a job of n expression statements costs O(text), not O(n text). */
+static const char *line_start(tsr_interp *ip, int line) {
+  if (!ip->line_at || line < ip->line_no) {
+    ip->line_at = ip->src->text;
+    ip->line_no = 1;
+  }
+  const char *t = ip->line_at;
+  int at = ip->line_no;
+  for (; at < line && *t; t++)
+    if (*t == '\n') at++;
+  ip->line_at = t;
+  ip->line_no = at;
+  return t;
+}
+
 static int statement_text(tsr_interp *ip, const ast_stmt *s, char *buf, size_t n) {
-  const char *t = ip->src->text;
-  for (int line = 1; line < s->line && *t; t++)
-    if (*t == '\n') line++;
+  const char *t = line_start(ip, s->line);
   size_t len = strcspn(t, "\n#");
   while (len > 0 && (t[len - 1] == ' ' || t[len - 1] == '\r' || t[len - 1] == ';')) len--;
   while (len > 0 && (*t == ' ' || *t == '\t')) t++, len--;

@@ -12,6 +12,7 @@
 #include "lang/ast.h"
 #include "eval/context.h"
 #include "eval/value.h"
+#include "util/strmap.h"
 
 typedef struct tsr_binding {
   char *name; /* variable name, or the statement's text for expressions */
@@ -29,7 +30,10 @@ struct tsr_interp {
   tsr_binding *names; /* in order of first binding */
   int nnames;
   int64_t cap;
-  void **arena; /* every allocation of the job's values */
+  tsr_strmap vars;     /* variable name -> its index in names (not expressions) */
+  const char *line_at; /* the start of line line_no of the job text, where */
+  int line_no;         /* the last expression statement's text was found */
+  void **arena;        /* every allocation of the job's values */
   int64_t narena, arena_cap;
 };
 

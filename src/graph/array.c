@@ -13,10 +13,18 @@
 
 #include "util/error.h"
 
-/* Every node of the job, newest first. Jobs have at most a few thousand
- * nodes, so interning scans this list comparing hashes first. */
+/* Every node of the job, newest first, and an index of them by hash for
+ * interning: open addressing with linear probing over a power-of-two table
+ * kept at most half full, so that creating a node costs O(1) amortized
+ * (a job may have 10^5 nodes and more). */
 static tsr_node *all_nodes;
 static int next_id;
+typedef struct index_slot {
+  uint64_t hash;  /* the node's, kept here so that a probe reads no other node */
+  tsr_node *node; /* NULL: empty */
+} index_slot;
+static index_slot *index_slots;
+static int64_t index_cap, index_n;
 
 static uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -77,6 +85,33 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   return tsr_grid_equal(&x->grid, &y->grid);
 }
 
+/* The slot of the node equal to proto (hash h), or the empty slot where it
+ * would go. Pointers mixed into the hash differ between ranks, so slots do,
+ * but not what is found: a node enters only when no equal one is there, and
+ * the fields compared never change, so at most one node equals proto. */
+static index_slot *index_find(index_slot *slots, int64_t cap, const tsr_node *proto, uint64_t h) {
+  uint64_t mask = (uint64_t)cap - 1;
+  for (uint64_t i = (h ^ (h >> 32)) & mask;; i = (i + 1) & mask) {
+    index_slot *e = &slots[i];
+    if (!e->node || (e->hash == h && node_equal(e->node, proto))) return e;
+  }
+}
+
+/* Doubles the index (from 64) and moves every node into it. */
+static int index_grow(void) {
+  int64_t cap = index_cap ? 2 * index_cap : 64;
+  index_slot *slots;
+  TSR_CALLOC(slots, (size_t)cap, sizeof *slots);
+  for (int64_t i = 0; i < index_cap; i++) {
+    const index_slot *e = &index_slots[i];
+    if (e->node) *index_find(slots, cap, e->node, e->hash) = *e;
+  }
+  free(index_slots);
+  index_slots = slots;
+  index_cap = cap;
+  return TSR_OK;
+}
+
 /* Takes ownership of a filled-in prototype: returns an equal existing node
  * (freeing the prototype's grid) or a new heap copy. Random nodes are unique
  * by their stream, so they only merge when the user really wrote the same one. */
@@ -92,12 +127,16 @@ static int node_intern(tsr_node *proto, tsr_node **out) {
                      TSR_MAX_DEPTH);
   }
   proto->hash = node_hash(proto);
-  for (tsr_node *n = all_nodes; n; n = n->next_all) {
-    if (n->hash == proto->hash && node_equal(n, proto)) {
-      tsr_grid_free(&proto->grid);
-      *out = n;
-      return TSR_OK;
-    }
+  int st = 2 * (index_n + 1) > index_cap ? index_grow() : TSR_OK;
+  if (st != TSR_OK) {
+    tsr_grid_free(&proto->grid);
+    return st;
+  }
+  index_slot *slot = index_find(index_slots, index_cap, proto, proto->hash);
+  if (slot->node) {
+    tsr_grid_free(&proto->grid);
+    *out = slot->node;
+    return TSR_OK;
   }
   tsr_node *n;
   TSR_MALLOC(n, sizeof *n);
@@ -107,6 +146,8 @@ static int node_intern(tsr_node *proto, tsr_node **out) {
   n->held = NULL;
   n->next_all = all_nodes;
   all_nodes = n;
+  *slot = (index_slot){n->hash, n};
+  index_n++;
   *out = n;
   return TSR_OK;
 }
@@ -467,6 +508,9 @@ void tsr_nodes_free_all(void) {
     free(n);
   }
   next_id = 0;
+  free(index_slots);
+  index_slots = NULL;
+  index_cap = index_n = 0;
   tsr_groups_free();
   tsr_fits_free();
   tsr_sources_free();

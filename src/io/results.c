@@ -12,6 +12,7 @@
 
 #include "io/h5check.h"
 #include "util/error.h"
+#include "util/strmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,16 +46,26 @@ static int check_item(const char *path, const tsr_result_item *it, int i) {
   return TSR_OK;
 }
 
-/* Duplicates are checked up front so that they never cost a partial file. */
-static int check_items(const char *path, const tsr_result_item *items, int nitems) {
+static int check_item_names(const char *path, const tsr_result_item *items, int nitems,
+                            tsr_strmap *seen) {
   for (int i = 0; i < nitems; i++) {
     TSR_CHECK(check_item(path, &items[i], i));
-    for (int j = 0; j < i; j++)
-      if (strcmp(items[j].name, items[i].name) == 0)
-        return TSR_ERROR(TSR_ERR_VALUE, "duplicate result name '%s' for results file '%s'",
-                         items[i].name, path);
+    size_t len = strlen(items[i].name);
+    if (tsr_strmap_get(seen, items[i].name, len) >= 0)
+      return TSR_ERROR(TSR_ERR_VALUE, "duplicate result name '%s' for results file '%s'",
+                       items[i].name, path);
+    TSR_CHECK(tsr_strmap_put(seen, items[i].name, len, i));
   }
   return TSR_OK;
+}
+
+/* Duplicates are checked up front so that they never cost a partial file;
+ * the names seen so far are a map, so that n results cost O(n). */
+static int check_items(const char *path, const tsr_result_item *items, int nitems) {
+  tsr_strmap seen = {0};
+  int st = check_item_names(path, items, nitems, &seen);
+  tsr_strmap_free(&seen);
+  return st;
 }
 
 static int check_attrs(const char *path, const tsr_attr *attrs, int nattrs) {

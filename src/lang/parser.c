@@ -25,6 +25,7 @@
 
 #include "lang/ast.h"
 #include "util/error.h"
+#include "util/strmap.h"
 #include "lang/lexer.h"
 
 /* Bounds recursion (each '(' or unary sign costs a level) so that hostile
@@ -172,10 +173,15 @@ static int new_node(parser *p, ast_kind kind, const tsr_token *at, ast_node **ou
 }
 
 /* Frees a node that was folded into something else (a tuple turned into
- * assignment targets) and forgets it, so error cleanup cannot free it twice. */
+ * assignment targets) and forgets it, so error cleanup cannot free it twice.
+ * The node is recorded once, among the last ones made (only its items
+ * follow it): the search stops there instead of walking the whole job. */
 static void discard_node(parser *p, ast_node *n) {
   for (int i = p->nnodes - 1; i >= 0; i--)
-    if (p->nodes[i] == n) p->nodes[i] = NULL;
+    if (p->nodes[i] == n) {
+      p->nodes[i] = NULL;
+      break;
+    }
   node_free_shallow(n);
 }
 
@@ -291,32 +297,42 @@ static int parse_atom(parser *p, ast_node **out) {
 
 /* ---- calls, attributes, subscripts ------------------------------------- */
 
-static int parse_kwarg(parser *p, ast_node *call) {
+/* seen: the call's keyword names so far (a map, so that n keywords cost
+ * O(n) and not a scan each). */
+static int parse_kwarg(parser *p, ast_node *call, tsr_strmap *seen) {
   const tsr_token *name = next(p);
   next(p); /* '=' */
   if (is_reserved(name))
     return SYNTAX(p, name, "'%.*s' cannot be a keyword argument name", name->len, name->text);
-  for (int i = 0; i < call->nkw; i++)
-    if ((int)strlen(call->kwnames[i]) == name->len &&
-        strncmp(call->kwnames[i], name->text, (size_t)name->len) == 0)
-      return SYNTAX(p, name, "keyword argument repeated: '%.*s'", name->len, name->text);
+  if (tsr_strmap_get(seen, name->text, (size_t)name->len) >= 0)
+    return SYNTAX(p, name, "keyword argument repeated: '%.*s'", name->len, name->text);
   ast_node *value;
   char *s;
   TSR_CHECK(parse_expr(p, &value));
   TSR_CHECK(dup_text(name->text, name->len, &s));
   int st = push_kwarg(call, s, value);
   if (st != TSR_OK) free(s);
-  return st;
+  TSR_CHECK(st);
+  return tsr_strmap_put(seen, s, (size_t)name->len, call->nkw - 1);
 }
 
-static int parse_arg(parser *p, ast_node *call) {
+static int parse_arg(parser *p, ast_node *call, tsr_strmap *seen) {
   const tsr_token *t = peek(p);
-  if (t->kind == TSR_TOK_NAME && is_op(t + 1, "=")) return parse_kwarg(p, call);
+  if (t->kind == TSR_TOK_NAME && is_op(t + 1, "=")) return parse_kwarg(p, call, seen);
   if (call->nkw > 0) return SYNTAX(p, t, "positional argument follows keyword argument");
   ast_node *arg;
   TSR_CHECK(parse_expr(p, &arg));
   if (is_op(peek(p), "=")) return SYNTAX(p, t, "keyword argument name must be a plain name");
   return push_node(&call->items, &call->nitems, arg);
+}
+
+static int parse_args(parser *p, ast_node *call, tsr_strmap *seen) {
+  while (!is_op(peek(p), ")")) {
+    TSR_CHECK(parse_arg(p, call, seen));
+    if (!is_op(peek(p), ",")) break;
+    next(p);
+  }
+  return TSR_OK;
 }
 
 /* *node is the callee on entry and the call on return. */
@@ -329,11 +345,10 @@ static int parse_call(parser *p, const tsr_token *start, ast_node **node) {
   TSR_CHECK(new_node(p, AST_CALL, start, &call));
   call->callee = *node;
   *node = call;
-  while (!is_op(peek(p), ")")) {
-    TSR_CHECK(parse_arg(p, call));
-    if (!is_op(peek(p), ",")) break;
-    next(p);
-  }
+  tsr_strmap seen = {0};
+  int st = parse_args(p, call, &seen);
+  tsr_strmap_free(&seen);
+  TSR_CHECK(st);
   return expect_close(p, open, ")");
 }
 

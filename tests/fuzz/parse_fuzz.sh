@@ -14,9 +14,12 @@
 # bugs the first runs found (signed overflow in integer arithmetic and chunk
 # counts, a heap overflow from a wrapped chunk count, a stack array overflow
 # in subscripts, postfix chains overflowing the stack, arange lengths from
-# out-of-range doubles, quadratic name suggestions) are fixed; their inputs
-# are among the extremes every run makes. A failure prints the seed, the input's number, what went
-# wrong and the commands that write the input to a file and run it again.
+# out-of-range doubles, quadratic name suggestions; time quadratic in the
+# keyword arguments of a call, the variables of a job and the names of an
+# unpacking, 10^5 of each now) are fixed; their inputs are among the
+# extremes every run makes. A failure prints the seed, the input's number,
+# what went wrong and the commands that write the input to a file and run
+# it again.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 # Built by make check beside the tessera program (libtool's wrapper script).

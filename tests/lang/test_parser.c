@@ -650,6 +650,27 @@ START_TEST(unclosed_bracket_error_names_the_opener) {
 }
 END_TEST
 
+/* The parser keeps a call's keyword names in a map: a repeat is found
+ * however many names come between, at the repeat, and names that share a
+ * prefix (k4, k42) are distinct. */
+START_TEST(repeated_keyword_is_found_among_many) {
+  enum { N = 100 };
+  char text[N * 12 + 32];
+  size_t n = (size_t)snprintf(text, sizeof text, "f(k0=1");
+  for (int i = 1; i < N; i++) n += (size_t)snprintf(text + n, sizeof text - n, ", k%d=1", i);
+  snprintf(text + n, sizeof text - n, ")");
+  ast_program prog = parse_ok(text);
+  ck_assert_int_eq(prog.stmts[0].value->nkw, N);
+  ck_assert_str_eq(prog.stmts[0].value->kwnames[N - 1], "k99");
+  tsr_ast_program_free(&prog);
+  snprintf(text + n, sizeof text - n, ", k42=2)");
+  char first[96];
+  snprintf(first, sizeof first, "job.tsr:1:%zu: keyword argument repeated: 'k42'\n", n + 3);
+  const char *msg = parse_error(text);
+  ck_assert_msg(strncmp(msg, first, strlen(first)) == 0, "%s", msg);
+}
+END_TEST
+
 START_TEST(deep_nesting_is_an_error_not_a_crash) {
   enum { N = 100000 };
   char *text = malloc(2 * N + 8);
@@ -828,6 +849,7 @@ static Suite *parser_suite(void) {
   tcase_add_test(e, error_message_shows_source_line_and_caret);
   tcase_add_test(e, caret_line_copies_tabs_to_stay_aligned);
   tcase_add_test(e, unclosed_bracket_error_names_the_opener);
+  tcase_add_test(e, repeated_keyword_is_found_among_many);
   tcase_add_test(e, deep_nesting_is_an_error_not_a_crash);
   tcase_add_test(e, source_error_without_line_has_only_the_first_line);
   tcase_add_test(e, source_error_formats_like_a_compiler);
