@@ -80,6 +80,8 @@ typedef struct tsr_sweep_options {
   double trial_timeout; /* seconds; 0: none */
   int batch;            /* trials a group takes at once, their fits solved as lambda
                            paths (0: auto, 1: one at a time) */
+  int warm_start;       /* a path's fits one after another from the largest lamduh,
+                           each from the solution before it (auto batch: 16) */
   int shard, nshards;   /* run only trials t with t % nshards == shard (0: no shards) */
   const char *merge;    /* merge this journal directory into opt->output; run nothing */
   const char *minimize; /* the scalar result that orders the table of best trials */

@@ -39,7 +39,8 @@ int tsr_results_write(const char *path, const tsr_result_item *items, int nitems
                       const tsr_attr *attrs, int nattrs);
 
 /* Every numeric dataset of the root group of a results file, read as
- * float64 (items, names, shapes and data malloc'ed; free with
+ * float64, with its numeric scalar attributes (a fit's record) as float64
+ * attrs (items, names, shapes, data and attrs malloc'ed; free with
  * tsr_results_free). */
 int tsr_results_read(const char *path, tsr_result_item **items, int *nitems);
 void tsr_results_free(tsr_result_item *items, int nitems);

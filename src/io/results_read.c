@@ -17,6 +17,38 @@ typedef struct collect {
   int n, cap, st;
 } collect;
 
+typedef struct attrs {
+  tsr_attr *a;
+  int n, st;
+} attrs;
+
+/* A numeric scalar attribute of a dataset (a fit's n_iter, passes ...)
+ * into the list; the others are skipped. */
+static herr_t visit_attr(hid_t d, const char *name, const H5A_info_t *info, void *data) {
+  attrs *at = data;
+  (void)info;
+  hid_t a = H5Aopen(d, name, H5P_DEFAULT);
+  if (a < 0) return 0;
+  hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+  H5T_class_t cls = type >= 0 ? H5Tget_class(type) : H5T_NO_CLASS;
+  double v;
+  int ok = (cls == H5T_FLOAT || cls == H5T_INTEGER) && space >= 0 &&
+           H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0;
+  if (type >= 0) H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  H5Aclose(a);
+  if (!ok) return 0;
+  tsr_attr *grown = realloc(at->a, sizeof *grown * (size_t)(at->n + 1));
+  char *key = grown ? strdup(name) : NULL;
+  if (grown) at->a = grown;
+  if (!key) {
+    at->st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+    return -1;
+  }
+  at->a[at->n++] = (tsr_attr){key, NULL, v};
+  return 0;
+}
+
 static int read_one(hid_t d, const char *name, collect *c) {
   hid_t space = H5Dget_space(d), type = H5Dget_type(d);
   int ok = space >= 0 && type >= 0;
@@ -43,7 +75,11 @@ static int read_one(hid_t d, const char *name, collect *c) {
   if (count)
     H5_CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), TSR_ERR_IO,
              "cannot read '%s' in '%s'", name, c->path);
-  return TSR_OK;
+  attrs at = {NULL, 0, TSR_OK};
+  hsize_t idx = 0;
+  H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, &at);
+  it->attrs = at.a, it->nattrs = at.n;
+  return at.st;
 }
 
 static herr_t visit(hid_t group, const char *name, const H5L_info_t *info, void *data) {
@@ -89,6 +125,8 @@ void tsr_results_free(tsr_result_item *items, int nitems) {
     free((char *)items[i].name);
     free((int64_t *)items[i].shape);
     free((double *)items[i].data);
+    for (int k = 0; k < items[i].nattrs; k++) free((char *)items[i].attrs[k].key);
+    free((tsr_attr *)items[i].attrs);
   }
   free(items);
 }

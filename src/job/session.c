@@ -131,7 +131,7 @@ static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exe
 }
 
 /* A fit's report as attributes of its coefficients' dataset. */
-enum { FIT_ATTRS = 10 };
+enum { FIT_ATTRS = 11 };
 static int fit_attrs(const tsr_fit *f, tsr_attr *a) {
   tsr_attr list[FIT_ATTRS] = {
       {"family", tsr_glm_families[f->family].name, 0},
@@ -144,6 +144,7 @@ static int fit_attrs(const tsr_fit *f, tsr_attr *a) {
       {"objective", NULL, f->objective},
       {"passes", NULL, f->passes},
       {"seconds", NULL, f->seconds},
+      {"warm_start", NULL, f->warm_start},
   };
   memcpy(a, list, sizeof list);
   return FIT_ATTRS;

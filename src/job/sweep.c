@@ -20,6 +20,12 @@
  * others take their results (linalg/glm.c). Each trial otherwise runs and
  * is recorded alone, as without a batch; its seconds are its own work plus
  * an equal share of each path it took part in.
+ *
+ * With --warm-start a path's fits run one after another from the largest
+ * lamduh, each from the solution before it (linalg/glm_batch.c). Which
+ * trials share a path then changes their coefficients (within the
+ * solver's tolerance), so the auto batch is a constant: the batches are the
+ * same consecutive runs of the list for any number of groups.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -37,6 +43,8 @@
 #include "mpi/groups.h"
 #include "util/error.h"
 #include "util/signals.h"
+
+#define WARM_BATCH 16 /* --warm-start's auto --batch */
 
 typedef struct sweep {
   const tsr_options *opt;
@@ -220,6 +228,7 @@ static void list_fits(sweep *s, int64_t k, int64_t n, tsr_fit_path *path) {
 /* Trials todo[k .. k + n - 1], their fits as lambda paths. */
 static int run_batch(sweep *s, int64_t k, int64_t n) {
   tsr_fit_path path = {0};
+  path.warm = s->sw->warm_start;
   if (n > 1) {
     list_fits(s, k, n, &path);
     s->path = &path;
@@ -229,9 +238,10 @@ static int run_batch(sweep *s, int64_t k, int64_t n) {
     st = tsr_agree(run_trial(s, i)); /* the record must be written */
   if (path.paths && tsr_comm_rank() == 0 && !s->opt->quiet)
     fprintf(stderr,
-            "tessera: sweep: trials %" PRId64 " to %" PRId64 ": %d lambda path%s, %d passes "
+            "tessera: sweep: trials %" PRId64 " to %" PRId64 ": %d lambda path%s%s, %d passes "
             "over X\n",
-            s->todo[k], s->todo[k + n - 1], path.paths, path.paths == 1 ? "" : "s", path.passes);
+            s->todo[k], s->todo[k + n - 1], path.paths, path.paths == 1 ? "" : "s",
+            path.warm ? " (warm starts)" : "", path.passes);
   s->path = NULL;
   tsr_fit_path_clear(&path);
   return st;
@@ -252,9 +262,10 @@ static int run_group(sweep *s) {
 }
 
 /* --batch, or auto: up to 16 trials, fewer when the groups would not all
- * get one. */
+ * get one; with --warm-start 16, whatever the groups. */
 static int64_t batch_size(const sweep *s) {
   if (s->sw->batch > 0) return s->sw->batch;
+  if (s->sw->warm_start) return WARM_BATCH;
   int per = s->sw->ranks_per_trial > 0 ? s->sw->ranks_per_trial : 1;
   int64_t groups = tsr_comm_world_size() / per, b = (s->ntodo + groups - 1) / groups;
   return b < 1 ? 1 : b > 16 ? 16 : b;
@@ -268,6 +279,7 @@ static int setup(sweep *s) {
     return TSR_ERROR(TSR_ERR_VALUE, "%d ranks do not split into groups of --ranks-per-trial %d",
                      tsr_comm_world_size(), per);
   TSR_CHECK(tsr_sweep_plan_build(s->sw, &s->plan));
+  if (s->sw->warm_start) s->plan.warm_batch = s->sw->batch > 0 ? s->sw->batch : WARM_BATCH;
   TSR_CHECK(check_job(s));
   int st = tsr_comm_rank() == 0 ? open_journal(s) : TSR_OK;
   TSR_CHECK(tsr_agree_rank0(st, "could not open the sweep's journal"));

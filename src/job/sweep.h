@@ -23,13 +23,15 @@ typedef struct tsr_sweep_plan {
   char **names;
   int64_t ntrials;
   char **settings;
+  int warm_batch; /* --warm-start: its --batch (results depend on it); 0: not warm */
 } tsr_sweep_plan;
 
 int tsr_sweep_plan_build(const tsr_sweep_options *sw, tsr_sweep_plan *p);
 void tsr_sweep_plan_free(tsr_sweep_plan *p);
 
 /* The manifest: the plan and the job's hash, as text (malloc'ed). Two runs
- * of the same sweep write the same manifest. */
+ * of the same sweep write the same manifest; a --warm-start sweep's names
+ * its batch, so that --resume and --merge keep it. */
 char *tsr_sweep_manifest(const tsr_sweep_plan *p, const char *job_text);
 /* Parses a manifest back into a plan. */
 int tsr_sweep_manifest_parse(const char *dir, const char *text, tsr_sweep_plan *p);

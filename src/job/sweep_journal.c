@@ -119,10 +119,11 @@ int tsr_journal_open(const char *dir, const char *manifest, const char *job_text
       remove_files(dir, 1);
       TSR_CHECK(write_atomic(path, manifest, 0));
     } else if (!same)
-      return TSR_ERROR(TSR_ERR_VALUE,
-                       "the journal '%s' is of another sweep (its job or trials differ): "
-                       "--overwrite starts it afresh, or use another -o",
-                       dir);
+      return TSR_ERROR(
+          TSR_ERR_VALUE,
+          "the journal '%s' is of another sweep (its job, trials or --warm-start differ): "
+          "--overwrite starts it afresh, or use another -o",
+          dir);
     if (fresh) remove_files(dir, 1);
     if (!may_continue && has_trials(dir))
       return TSR_ERROR(TSR_ERR_VALUE,
