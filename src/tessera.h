@@ -44,6 +44,9 @@ typedef struct tsr_options {
                           GPU, checked over the world before its groups split; 0: check */
   struct tsr_fit_path *fit_path; /* internal (a sweep's batch of trials): fits solved
                                     together (graph/fit.h), or NULL */
+  struct tsr_results_set *keep;  /* internal (a sweep's trials): rank 0 adds the results here
+                                    (io/results.h), under the group named output, instead of
+                                    writing the file output */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */

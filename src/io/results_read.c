@@ -100,15 +100,25 @@ static herr_t visit(hid_t group, const char *name, const H5L_info_t *info, void 
   return c->st == TSR_OK ? 0 : -1;
 }
 
-int tsr_results_read(const char *path, tsr_result_item **items, int *nitems) {
+int tsr_results_read(const char *path, const char *group, tsr_result_item **items, int *nitems) {
   tsr_h5_quiet();
   collect c = {path, NULL, 0, 0, TSR_OK};
   *items = NULL;
   *nitems = 0;
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open results file '%s'", path);
+  if (group && H5Lexists(f, group, H5P_DEFAULT) <= 0) { /* a run with no numeric result */
+    H5Fclose(f);
+    return TSR_OK;
+  }
+  hid_t g = group ? H5Gopen2(f, group, H5P_DEFAULT) : f;
+  if (g < 0) {
+    H5Fclose(f);
+    return TSR_ERROR(TSR_ERR_IO, "cannot open group '%s' in results file '%s'", group, path);
+  }
   hsize_t idx = 0;
-  herr_t rc = H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, &idx, visit, &c);
+  herr_t rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, visit, &c);
+  if (g != f) H5Gclose(g);
   H5Fclose(f);
   if (rc < 0 && c.st == TSR_OK) c.st = TSR_ERROR(TSR_ERR_IO, "cannot list '%s'", path);
   if (c.st != TSR_OK) {
@@ -118,6 +128,27 @@ int tsr_results_read(const char *path, tsr_result_item **items, int *nitems) {
   *items = c.items;
   *nitems = c.n;
   return TSR_OK;
+}
+
+int tsr_results_read_text(const char *path, const char *key, char **text) {
+  tsr_h5_quiet();
+  *text = NULL;
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open results file '%s'", path);
+  hid_t a = H5Aexists(f, key) > 0 ? H5Aopen(f, key, H5P_DEFAULT) : -1;
+  hid_t type = a >= 0 ? H5Aget_type(a) : -1, mem = H5Tcopy(H5T_C_S1);
+  char *s = NULL;
+  int ok = type >= 0 && mem >= 0 && H5Tget_class(type) == H5T_STRING &&
+           H5Tis_variable_str(type) > 0 && H5Tset_size(mem, H5T_VARIABLE) >= 0 &&
+           H5Tset_cset(mem, H5Tget_cset(type)) >= 0 && H5Aread(a, mem, &s) >= 0 && s;
+  if (ok) *text = strdup(s);
+  if (s) H5free_memory(s);
+  if (mem >= 0) H5Tclose(mem);
+  if (type >= 0) H5Tclose(type);
+  if (a >= 0) H5Aclose(a);
+  H5Fclose(f);
+  if (!ok) return TSR_ERROR(TSR_ERR_IO, "no text attribute '%s' in '%s'", key, path);
+  return *text ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
 }
 
 void tsr_results_free(tsr_result_item *items, int nitems) {

@@ -110,11 +110,11 @@ static int add_fit(table *tb, int64_t t, const tsr_result_item *it) {
 
 /* Adds trial t's results and fit records to the stacks. */
 static int add_trial(table *tb, const char *dir, int64_t t) {
-  char path[4200];
+  char path[4200], group[64];
   tsr_result_item *items;
   int n;
-  tsr_journal_path(dir, t, "h5", path, sizeof path);
-  TSR_CHECK(tsr_results_read(path, &items, &n));
+  tsr_journal_results(dir, t, &tb->rec[t], path, sizeof path, group, sizeof group);
+  TSR_CHECK(tsr_results_read(path, group[0] ? group : NULL, &items, &n));
   int st = TSR_OK;
   for (int i = 0; i < n && st == TSR_OK; i++) {
     st = add_value(tb, t, &items[i], 0);
@@ -135,8 +135,8 @@ static int read_journal(table *tb, const char *dir, int *any_failed) {
   if (!tb->rec || !tb->status || !tb->errors || !tb->seconds || !tb->attempts || !tb->reused)
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   *any_failed = 0;
+  TSR_CHECK(tsr_journal_load(dir, n, tb->rec));
   for (int64_t t = 0; t < n; t++) {
-    tsr_journal_read(dir, t, &tb->rec[t]);
     tsr_trial_status s = tb->rec[t].status;
     tb->status[t] = s == TSR_TRIAL_OK ? "ok" : s == TSR_TRIAL_FAILED ? "failed" : "not run";
     tb->errors[t] = tb->rec[t].error;
@@ -352,7 +352,7 @@ static void print_summary(const table *tb, const char *output, int quiet) {
     if (tb->st[i].mixed)
       fprintf(stderr,
               "tessera: warning: sweep: %s has different shapes in different trials: "
-              "not stacked (each trial's file in the journal has it)\n",
+              "not stacked (the journal's records files have it, under trial-NNNNNN)\n",
               tb->st[i].name);
 }
 
