@@ -44,6 +44,9 @@ typedef struct tsr_options {
                           GPU, checked over the world before its groups split; 0: check */
   struct tsr_fit_path *fit_path; /* internal (a sweep's batch of trials): fits solved
                                     together (graph/fit.h), or NULL */
+  struct tsr_results_set *keep;  /* internal (a sweep's trials): rank 0 adds the results here
+                                    (io/results.h), under the group named output, instead of
+                                    writing the file output */
 } tsr_options;
 
 /* Sets defaults (auto backend, default memory limit, seed 0, ...). */
@@ -80,6 +83,8 @@ typedef struct tsr_sweep_options {
   double trial_timeout; /* seconds; 0: none */
   int batch;            /* trials a group takes at once, their fits solved as lambda
                            paths (0: auto, 1: one at a time) */
+  int warm_start;       /* a path's fits one after another from the largest lamduh,
+                           each from the solution before it (auto batch: 16) */
   int shard, nshards;   /* run only trials t with t % nshards == shard (0: no shards) */
   const char *merge;    /* merge this journal directory into opt->output; run nothing */
   const char *minimize; /* the scalar result that orders the table of best trials */

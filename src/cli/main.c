@@ -77,10 +77,12 @@ static const char *usage_sweep =
     "that take trials from a shared counter until none is left.\n"
     "\n"
     "Each trial's small results, status, error, seconds and attempts are written\n"
-    "as it finishes to the journal OUT.h5.trials/, and merged at the end into OUT.h5:\n"
+    "to the journal OUT.h5.trials/ as it finishes (the trials that finish together\n"
+    "as one file, at least once a second), and merged at the end into OUT.h5:\n"
     "trials/params/NAME, trials/status, trials/error, trials/seconds,\n"
-    "trials/attempts and results/NAME (stacked over trials; NaN where none). A\n"
-    "table of the best trials is printed.\n"
+    "trials/attempts, results/NAME (stacked over trials; NaN where none) and\n"
+    "fits/NAME/KEY (the record of the fit whose coefficients are NAME: n_iter,\n"
+    "converged, passes, warm_start ...). A table of the best trials is printed.\n"
     "\n"
     "sweep options:\n"
     "  --grid NAME=V1,V2,...  values of one param (also NAME=LO..HI: integers, both\n"
@@ -95,6 +97,13 @@ static const char *usage_sweep =
     "                         their GLM fits of the same data and settings that\n"
     "                         differ only in lamduh are solved together, one pass over\n"
     "                         X for all (bitwise the fits of tessera run --set); 1: off\n"
+    "  --warm-start           solve each lambda path from the largest lamduh down,\n"
+    "                         one fit after another, each from the coefficients of\n"
+    "                         the one before (fewer iterations): they meet the\n"
+    "                         solver's convergence test, but only each path's first\n"
+    "                         fit keeps the bits of tessera run --set (opt-in for\n"
+    "                         that reason); auto --batch is then 16 for any number\n"
+    "                         of groups, so results depend on the trials and --batch\n"
     "  --max-retries N        run a failed trial again up to N times (default 0)\n"
     "  --trial-timeout SEC    a trial running longer fails (default: no limit)\n"
     "  --resume               continue the journal: finished trials are kept, failed\n"
@@ -226,6 +235,8 @@ static int parse_sweep_option(cli *c, int argc, char **argv, int *i) {
   tsr_sweep_options *sw = &c->sw;
   if (!strcmp(argv[*i], "--resume")) {
     sw->resume = 1;
+  } else if (!strcmp(argv[*i], "--warm-start")) {
+    sw->warm_start = 1;
   } else if ((v = option_value(argc, argv, i, "--grid"))) {
     if (sw->ngrids == MAX_SETS) return usage_error("more than %s --grid options", "256");
     c->grids[sw->ngrids++] = v;

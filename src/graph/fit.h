@@ -63,6 +63,8 @@ typedef struct tsr_fit {
   const struct tsr_node *x_user; /* X as the user wrote it (its chunks name a bad chunk) */
   /* Set when the fit has run: */
   int n_iter, converged, passes;
+  int warm_start;            /* it started from another fit's solution (a sweep's
+                                --warm-start path), not from 0 */
   double objective, seconds; /* F at the result; the fit's time on rank 0 */
 } tsr_fit;
 
@@ -88,7 +90,7 @@ typedef struct tsr_fit_lam {
   tsr_fit_lam_state state; /* ALONE: solve it in its own trial (its path failed) */
   int64_t q;
   double *beta; /* SOLVED: q values, the intercept last */
-  int n_iter, converged, passes;
+  int n_iter, converged, passes, warm_start;
   double objective, seconds; /* seconds: its share of the path's time */
 } tsr_fit_lam;
 
@@ -98,6 +100,7 @@ typedef struct tsr_fit_path {
   double extra_s;    /* seconds the running trial spent on other trials' fits, less the
                         shares of its fits that earlier trials solved */
   int paths, passes; /* paths solved, and their passes over X */
+  int warm;          /* solve each path warm (tsr_glm_solve_warm), not in lockstep */
 } tsr_fit_path;
 
 /* Lists (key, lamduh) once; key 0 (a fit with no key) is not listed. */

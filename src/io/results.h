@@ -38,11 +38,30 @@ typedef struct tsr_result_item {
 int tsr_results_write(const char *path, const tsr_result_item *items, int nitems,
                       const tsr_attr *attrs, int nattrs);
 
-/* Every numeric dataset of the root group of a results file, read as
- * float64 (items, names, shapes and data malloc'ed; free with
- * tsr_results_free). */
-int tsr_results_read(const char *path, tsr_result_item **items, int *nitems);
+/* Every numeric dataset of group (NULL: the root group; none when there is
+ * no such group) of a results file, read as float64, with its numeric
+ * scalar attributes (a fit's record) as float64 attrs (items, names,
+ * shapes, data and attrs malloc'ed; free with tsr_results_free). */
+int tsr_results_read(const char *path, const char *group, tsr_result_item **items, int *nitems);
 void tsr_results_free(tsr_result_item *items, int nitems);
+
+/* The string attribute key of the root group of path (malloc'ed). */
+int tsr_results_read_text(const char *path, const char *key, char **text);
+
+/* Results kept in memory (results_set.c): the runs that add to it each
+ * under their own group, written later as one file by tsr_results_write
+ * (items, n). Deep copies. */
+typedef struct tsr_results_set {
+  tsr_result_item *items;
+  int n, cap;
+} tsr_results_set;
+
+/* Copies items into s, each named "group/NAME". */
+int tsr_results_set_add(tsr_results_set *s, const char *group, const tsr_result_item *items, int n);
+/* Drops the items after the first n (a run that failed after adding). */
+void tsr_results_set_truncate(tsr_results_set *s, int n);
+/* Frees everything; s is empty and reusable. */
+void tsr_results_set_clear(tsr_results_set *s);
 
 /* Checks, before any work, that path's directory takes the temporary file:
  * creates and removes it. Fails with TSR_ERR_IO naming the file. */

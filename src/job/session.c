@@ -131,7 +131,7 @@ static void provenance_fill(provenance *p, const tsr_options *opt, const tsr_exe
 }
 
 /* A fit's report as attributes of its coefficients' dataset. */
-enum { FIT_ATTRS = 10 };
+enum { FIT_ATTRS = 11 };
 static int fit_attrs(const tsr_fit *f, tsr_attr *a) {
   tsr_attr list[FIT_ATTRS] = {
       {"family", tsr_glm_families[f->family].name, 0},
@@ -144,6 +144,7 @@ static int fit_attrs(const tsr_fit *f, tsr_attr *a) {
       {"objective", NULL, f->objective},
       {"passes", NULL, f->passes},
       {"seconds", NULL, f->seconds},
+      {"warm_start", NULL, f->warm_start},
   };
   memcpy(a, list, sizeof list);
   return FIT_ATTRS;
@@ -190,7 +191,8 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
   }
   provenance pv;
   provenance_fill(&pv, opt, ex, ip, text, t);
-  int st = tsr_results_write(opt->output, items, n, pv.attrs, pv.n);
+  int st = opt->keep ? tsr_results_set_add(opt->keep, opt->output, items, n)
+                     : tsr_results_write(opt->output, items, n, pv.attrs, pv.n);
   free(items);
   free(scalars);
   free(attrs);
@@ -318,7 +320,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
-  if (st == TSR_OK && opt->output) st = probe_output(opt->output);
+  if (st == TSR_OK && opt->output && !opt->keep) st = probe_output(opt->output);
   if (st == TSR_OK) st = tsr_save_check(opt->overwrite, opt->output);
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
   t.plan = tsr_comm_time() - t0 - t.parse;
@@ -334,7 +336,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
     if (opt->output) st = write_results(opt, &ex, &ip, text, &t);
     t.write = tsr_comm_time() - tw;
     struct stat sb;
-    if (opt->output && st == TSR_OK) {
+    if (opt->output && !opt->keep && st == TSR_OK) {
       double bytes = stat(opt->output, &sb) == 0 ? (double)sb.st_size : 0.0;
       ex.io_s += t.write;
       ex.io_bytes += bytes;

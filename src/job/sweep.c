@@ -8,10 +8,14 @@
  * trials left to run. The world then splits into groups of
  * --ranks-per-trial consecutive ranks (mpi/groups.h), each group the session
  * of its own jobs; groups draw trials from one shared counter until none is
- * left. A trial is tessera run with the trial's --set values and its own
- * results file in the journal; a failure is that trial's record, and the
- * others go on. At the end world rank 0 merges the journal into the output
- * (sweep_merge.c) and prints the best trials.
+ * left. A trial is tessera run with the trial's --set values, its results
+ * kept by the group's leader; a failure is that trial's record, and the
+ * others go on. The leader writes the records of the trials that finished
+ * together as one file: at the end of each batch, and every 0.1 s while
+ * a batch runs on, so that a crash loses at most about 0.1 s of
+ * finished trials (they run again on --resume) and a trial costs no file
+ * and no fsync of its own. At the end world rank 0 merges the journal into
+ * the output (sweep_merge.c) and prints the best trials.
  *
  * A group takes --batch trials at once and lists their jobs' GLM fits
  * first (interpreting each, computing nothing): fits of the same data and
@@ -20,6 +24,12 @@
  * others take their results (linalg/glm.c). Each trial otherwise runs and
  * is recorded alone, as without a batch; its seconds are its own work plus
  * an equal share of each path it took part in.
+ *
+ * With --warm-start a path's fits run one after another from the largest
+ * lamduh, each from the solution before it (linalg/glm_batch.c). Which
+ * trials share a path then changes their coefficients (within the
+ * solver's tolerance), so the auto batch is a constant: the batches are the
+ * same consecutive runs of the list for any number of groups.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -38,6 +48,9 @@
 #include "util/error.h"
 #include "util/signals.h"
 
+#define WARM_BATCH 16      /* --warm-start's auto --batch */
+#define RECORD_EVERY_S 0.1 /* a finished trial waits at most this long for its batch's end */
+
 typedef struct sweep {
   const tsr_options *opt;
   const tsr_sweep_options *sw;
@@ -50,8 +63,11 @@ typedef struct sweep {
   int devices_checked;  /* tsr_options.devices_checked of the trials */
   FILE *devnull;
   int group, ok, failed;
-  int64_t batch;      /* trials taken at once */
-  tsr_fit_path *path; /* the fits of the batch running, or NULL */
+  int64_t batch;       /* trials taken at once */
+  tsr_fit_path *path;  /* the fits of the batch running, or NULL */
+  int run;             /* this run's number in the journal */
+  tsr_journal journal; /* the group leader's records */
+  double written;      /* when the leader last wrote them */
 } sweep;
 
 /* ---- before any trial ------------------------------------------------------- */
@@ -93,25 +109,28 @@ static int open_journal(sweep *s) {
   char *manifest = tsr_sweep_manifest(&s->plan, s->text);
   if (!manifest) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   int st = tsr_journal_open(s->dir, manifest, s->text, s->sw->resume || s->sw->nshards,
-                            s->opt->overwrite && !s->sw->resume && !s->sw->nshards);
+                            s->opt->overwrite && !s->sw->resume && !s->sw->nshards, &s->run);
   free(manifest);
   TSR_CHECK(st);
   TSR_MALLOC(s->todo, sizeof *s->todo * (size_t)s->plan.ntrials);
   TSR_MALLOC(s->attempts, sizeof *s->attempts * (size_t)s->plan.ntrials);
+  tsr_trial_record *recs = calloc((size_t)s->plan.ntrials, sizeof *recs);
+  st = recs ? tsr_journal_load(s->dir, s->plan.ntrials, recs)
+            : TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading the journal");
   s->ntodo = 0;
-  for (int64_t t = 0; t < s->plan.ntrials; t++) {
+  for (int64_t t = 0; t < s->plan.ntrials && st == TSR_OK; t++) {
     if (s->sw->nshards && t % s->sw->nshards != s->sw->shard) continue;
-    tsr_trial_record r;
-    tsr_journal_read(s->dir, t, &r);
-    if (r.status == TSR_TRIAL_OK) continue;
-    s->attempts[s->ntodo] = r.attempts;
+    if (recs[t].status == TSR_TRIAL_OK) continue;
+    s->attempts[s->ntodo] = recs[t].attempts;
     s->todo[s->ntodo++] = t;
   }
-  return TSR_OK;
+  free(recs);
+  return st;
 }
 
 /* Every rank learns world rank 0's list. */
 static int share_todo(sweep *s) {
+  TSR_CHECK(tsr_comm_bcast_bytes(&s->run, sizeof s->run, 0));
   TSR_CHECK(tsr_comm_bcast_bytes(&s->ntodo, sizeof s->ntodo, 0));
   if (tsr_comm_rank() != 0) {
     TSR_MALLOC(s->todo, sizeof *s->todo * (size_t)(s->ntodo + 1));
@@ -140,13 +159,16 @@ static void trial_options(sweep *s, int64_t k, tsr_options *o) {
   o->nsets = s->opt->nsets + s->plan.nparams;
 }
 
-/* One run of trial todo[k]; *msg gets the error's text. */
+/* One run of trial todo[k], its results kept in the journal (the
+ * leader's) under the trial's group; *msg gets the error's text. */
 static int run_once(sweep *s, int64_t k, char *msg, size_t n) {
   tsr_options o;
-  char out[4200];
+  char group[64];
   trial_options(s, k, &o);
-  tsr_journal_path(s->dir, s->todo[k], "h5", out, sizeof out);
-  o.output = out;
+  tsr_journal_group(s->todo[k], group, sizeof group);
+  o.output = group;
+  o.keep = &s->journal.results;
+  int kept = s->journal.results.n;
   o.quiet = 1;
   o.progress = 0;
   o.trace = NULL;
@@ -164,6 +186,7 @@ static int run_once(sweep *s, int64_t k, char *msg, size_t n) {
     snprintf(msg, n, "%.*s", (int)strcspn(tsr_error_message(), "\n"),
              tsr_error_message()[0] ? tsr_error_message() : "failed on another rank");
   if (st != TSR_OK && timed_out) st = TSR_ERR_VALUE; /* a failed trial, not an interrupt */
+  if (st != TSR_OK) tsr_results_set_truncate(&s->journal.results, kept);
   tsr_error_clear();
   return st;
 }
@@ -179,15 +202,24 @@ static void report_trial(const sweep *s, int64_t t, const tsr_trial_record *r) {
             r->attempts, r->attempts == 1 ? "" : "s", what, r->error);
 }
 
-/* Runs trial todo[k] (retrying a failure --max-retries times) and records
- * it; TSR_ERR_INTERRUPTED ends the sweep with the trial unrecorded. */
+/* The leader's writes of the kept records: at the end of a batch (all),
+ * or when the last write is RECORD_EVERY_S old. */
+static int write_records(sweep *s, int all) {
+  if (tsr_comm_rank() != 0 || (!all && tsr_comm_time() - s->written < RECORD_EVERY_S))
+    return TSR_OK;
+  s->written = tsr_comm_time();
+  return tsr_journal_flush(&s->journal);
+}
+
+/* Runs trial todo[k] (retrying a failure --max-retries times) and keeps
+ * its record; TSR_ERR_INTERRUPTED ends the sweep with the trial unkept. */
 static int run_trial(sweep *s, int64_t k) {
   int64_t t = s->todo[k];
-  tsr_trial_record r = {TSR_TRIAL_FAILED, s->attempts[k], 0, 0, ""};
+  tsr_trial_record r = {TSR_TRIAL_FAILED, s->attempts[k], 0, 0, "", 0, 0};
   int leader = tsr_comm_rank() == 0;
   for (int retry = 0; retry <= s->sw->max_retries; retry++) {
     r.attempts++;
-    if (leader) TSR_CHECK(tsr_journal_start(s->dir, t, r.attempts));
+    if (leader) TSR_CHECK(tsr_journal_start(&s->journal, t, r.attempts));
     double t0 = tsr_comm_time();
     int st = run_once(s, k, r.error, sizeof r.error);
     r.seconds = tsr_comm_time() - t0 - (s->path ? s->path->extra_s : 0);
@@ -204,7 +236,8 @@ static int run_trial(sweep *s, int64_t k) {
   else
     s->failed++;
   report_trial(s, t, &r);
-  return leader ? tsr_journal_record(s->dir, t, &r) : TSR_OK;
+  if (leader) TSR_CHECK(tsr_journal_keep(&s->journal, t, &r));
+  return write_records(s, 0);
 }
 
 /* The fits of trials todo[k .. k + n - 1] into path. A trial whose job
@@ -220,18 +253,22 @@ static void list_fits(sweep *s, int64_t k, int64_t n, tsr_fit_path *path) {
 /* Trials todo[k .. k + n - 1], their fits as lambda paths. */
 static int run_batch(sweep *s, int64_t k, int64_t n) {
   tsr_fit_path path = {0};
+  path.warm = s->sw->warm_start;
   if (n > 1) {
     list_fits(s, k, n, &path);
     s->path = &path;
   }
-  int st = TSR_OK;
-  for (int64_t i = k; i < k + n && st == TSR_OK; i++)
-    st = tsr_agree(run_trial(s, i)); /* the record must be written */
+  int st = TSR_OK; /* each record must be kept (and written when due); interrupted too, what
+                      finished is written */
+  for (int64_t i = k; i < k + n && st == TSR_OK; i++) st = tsr_agree(run_trial(s, i));
+  int written = tsr_agree(write_records(s, 1));
+  if (st == TSR_OK) st = written;
   if (path.paths && tsr_comm_rank() == 0 && !s->opt->quiet)
     fprintf(stderr,
-            "tessera: sweep: trials %" PRId64 " to %" PRId64 ": %d lambda path%s, %d passes "
+            "tessera: sweep: trials %" PRId64 " to %" PRId64 ": %d lambda path%s%s, %d passes "
             "over X\n",
-            s->todo[k], s->todo[k + n - 1], path.paths, path.paths == 1 ? "" : "s", path.passes);
+            s->todo[k], s->todo[k + n - 1], path.paths, path.paths == 1 ? "" : "s",
+            path.warm ? " (warm starts)" : "", path.passes);
   s->path = NULL;
   tsr_fit_path_clear(&path);
   return st;
@@ -240,7 +277,9 @@ static int run_batch(sweep *s, int64_t k, int64_t n) {
 /* The group's loop: take a batch, run it, until the counter passes the
  * list. A group whose leader cannot write a record stops. */
 static int run_group(sweep *s) {
-  int st = TSR_OK;
+  int leader = tsr_comm_rank() == 0;
+  int st = tsr_agree(leader ? tsr_journal_begin(&s->journal, s->dir, s->run, s->group) : TSR_OK);
+  s->written = tsr_comm_time();
   tsr_nodes_carry(1); /* held arrays no param changes go from trial to trial */
   while (st == TSR_OK) {
     int64_t k;
@@ -248,13 +287,15 @@ static int run_group(sweep *s) {
     st = run_batch(s, k, k + s->batch <= s->ntodo ? s->batch : s->ntodo - k);
   }
   tsr_nodes_carry(0);
+  tsr_journal_end(&s->journal);
   return st;
 }
 
 /* --batch, or auto: up to 16 trials, fewer when the groups would not all
- * get one. */
+ * get one; with --warm-start 16, whatever the groups. */
 static int64_t batch_size(const sweep *s) {
   if (s->sw->batch > 0) return s->sw->batch;
+  if (s->sw->warm_start) return WARM_BATCH;
   int per = s->sw->ranks_per_trial > 0 ? s->sw->ranks_per_trial : 1;
   int64_t groups = tsr_comm_world_size() / per, b = (s->ntodo + groups - 1) / groups;
   return b < 1 ? 1 : b > 16 ? 16 : b;
@@ -268,6 +309,7 @@ static int setup(sweep *s) {
     return TSR_ERROR(TSR_ERR_VALUE, "%d ranks do not split into groups of --ranks-per-trial %d",
                      tsr_comm_world_size(), per);
   TSR_CHECK(tsr_sweep_plan_build(s->sw, &s->plan));
+  if (s->sw->warm_start) s->plan.warm_batch = s->sw->batch > 0 ? s->sw->batch : WARM_BATCH;
   TSR_CHECK(check_job(s));
   int st = tsr_comm_rank() == 0 ? open_journal(s) : TSR_OK;
   TSR_CHECK(tsr_agree_rank0(st, "could not open the sweep's journal"));

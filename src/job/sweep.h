@@ -2,9 +2,9 @@
  * sweep.h - the pieces of `tessera sweep` (job/sweep.c drives them):
  *   the trial list, built the same on every rank from --grid and --random
  *   (sweep_plan.c), and the journal, a directory beside the output where
- *   each trial's outcome is written atomically as it finishes, so that a
- *   crash loses no finished trial and --resume and --merge can read it
- *   (sweep_journal.c).
+ *   the trials' outcomes are written atomically as they finish (those that
+ *   finish together in one file), so that a crash loses no recorded trial
+ *   and --resume and --merge can read it (sweep_journal.c).
  */
 #ifndef TSR_JOB_SWEEP_H
 #define TSR_JOB_SWEEP_H
@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "io/results.h"
 #include "tessera.h"
 
 /* Trials in a fixed order: the Cartesian product of the grids (the last
@@ -23,13 +24,15 @@ typedef struct tsr_sweep_plan {
   char **names;
   int64_t ntrials;
   char **settings;
+  int warm_batch; /* --warm-start: its --batch (results depend on it); 0: not warm */
 } tsr_sweep_plan;
 
 int tsr_sweep_plan_build(const tsr_sweep_options *sw, tsr_sweep_plan *p);
 void tsr_sweep_plan_free(tsr_sweep_plan *p);
 
 /* The manifest: the plan and the job's hash, as text (malloc'ed). Two runs
- * of the same sweep write the same manifest. */
+ * of the same sweep write the same manifest; a --warm-start sweep's names
+ * its batch, so that --resume and --merge keep it. */
 char *tsr_sweep_manifest(const tsr_sweep_plan *p, const char *job_text);
 /* Parses a manifest back into a plan. */
 int tsr_sweep_manifest_parse(const char *dir, const char *text, tsr_sweep_plan *p);
@@ -62,28 +65,59 @@ typedef struct tsr_trial_record {
   double seconds;
   double reused; /* bytes of held arrays it took over from the group's trial before */
   char error[1024];
+  /* Read back: the run that recorded it (-1: none; 0: an older journal's own
+   * files), and the first trial of its records file. */
+  int run;
+  int64_t file;
 } tsr_trial_record;
 
 /* "<output>.trials" */
 void tsr_journal_dir(const char *output, char *dir, size_t n);
-/* dir/trial-NNNNNN.ext */
-void tsr_journal_path(const char *dir, int64_t t, const char *ext, char *path, size_t n);
 
 /* Creates dir with the manifest and a copy of the job, or checks that an
  * existing dir holds the same manifest. fresh removes the trials it holds;
- * otherwise a dir with trials is an error unless may_continue. */
+ * otherwise a dir with trials is an error unless may_continue. *run: this
+ * run's number, claimed in dir (above every earlier run's). */
 int tsr_journal_open(const char *dir, const char *manifest, const char *job_text, int may_continue,
-                     int fresh);
+                     int fresh, int *run);
 /* Reads dir/manifest (malloc'ed text). */
 int tsr_journal_manifest(const char *dir, char **text);
 /* The job text kept in dir (malloc'ed). */
 int tsr_journal_job(const char *dir, char **text);
 
-/* Records trial t's start (its attempts so far, this one included). */
-int tsr_journal_start(const char *dir, int64_t t, int attempts);
-/* Writes trial t's record (the results file, when ok, is already there). */
-int tsr_journal_record(const char *dir, int64_t t, const tsr_trial_record *r);
-/* Reads trial t: its record, or TODO with the attempts its start marks. */
-void tsr_journal_read(const char *dir, int64_t t, tsr_trial_record *r);
+/* Every trial's record (recs: ntrials): the latest run's, or TODO; its
+ * attempts count the starts marked too (a run that crashed). */
+int tsr_journal_load(const char *dir, int64_t ntrials, tsr_trial_record *recs);
+/* "trial-NNNNNN": the group of trial t's results in a records file. */
+void tsr_journal_group(int64_t t, char *group, size_t n);
+/* Where the results of trial t (r: its record, ok) are: the file, and the
+ * group in it ("" for the root). */
+void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, char *path,
+                         size_t n, char *group, size_t gn);
+
+/* A group leader's records of one run: starts appended to a log as the
+ * trials start; finished trials kept (their results in results, added by
+ * tsr_run_job under tsr_journal_group) until tsr_journal_flush writes them
+ * as one records file, with one fsync. */
+typedef struct tsr_journal {
+  char dir[4096];
+  int run, log, has_log;
+  tsr_results_set results;
+  char *text; /* the kept trials' records, a line each */
+  size_t len, cap;
+  int64_t first; /* the first kept trial (-1: none) */
+  int kept;
+} tsr_journal;
+
+/* Opens group's start log of run in dir. */
+int tsr_journal_begin(tsr_journal *j, const char *dir, int run, int group);
+/* Marks trial t's start (its attempts so far, this one included). */
+int tsr_journal_start(tsr_journal *j, int64_t t, int attempts);
+/* Keeps trial t's record (ok: its results are in j->results). */
+int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r);
+/* Writes the kept trials as one records file; they are then recorded. */
+int tsr_journal_flush(tsr_journal *j);
+/* Closes the log and frees what is kept (unwritten: flush first). */
+void tsr_journal_end(tsr_journal *j);
 
 #endif

@@ -1,18 +1,30 @@
 /*
  * sweep_journal.c - the journal of a sweep (sweep.h): a directory
  * "<output>.trials" holding
- *   manifest           the trial list and the job's hash (sweep_plan.c)
- *   job.tsr            the job, for --merge's provenance
- *   trial-NNNNNN.try   the attempts of trial N so far, written as it starts
- *   trial-NNNNNN.h5    trial N's results file (tessera run's), when it succeeded
- *   trial-NNNNNN.rec   trial N's record: status, attempts, seconds, error
- * Every file is written under a temporary name and renamed (atomic on one
- * file system), and a trial is finished exactly when its .rec exists, so a
- * crash at any moment leaves finished trials whole and the rest to redo.
+ *   manifest                  the trial list and the job's hash (sweep_plan.c)
+ *   job.tsr                   the job, for --merge's provenance
+ *   run-RRRRRR                run R's claim: each tessera sweep on the journal
+ *                             (shards running at once too) takes a number of
+ *                             its own, above every earlier one
+ *   starts-RRRRRR-GGGGGG.log  the trials group G of run R started, a line
+ *                             "TRIAL ATTEMPTS" each, appended as each starts
+ *   records-RRRRRR-TTTTTT.h5  trials of run R that finished together (the
+ *                             first is T): a root attribute "records", a
+ *                             line each (status, attempts, seconds, reused
+ *                             bytes, error), and each ok trial's results
+ *                             under its group trial-NNNNNN
+ * A records file is written under a temporary name, synced and renamed
+ * (atomic on one file system), then the directory is synced, and a trial
+ * is finished exactly when a records file holds it: a crash at any moment leaves every recorded trial
+ * whole and the rest to redo. A later run's record of a trial replaces an
+ * earlier one's. The start marks only count attempts: they are not synced,
+ * so a power cut (not a killed process) may lose the last ones. Journals of
+ * older versions, one trial-NNNNNN.try, .rec and .h5 each, are still read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +32,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/results.h"
 #include "job/sweep.h"
 #include "util/error.h"
 
 void tsr_journal_dir(const char *output, char *dir, size_t n) {
   snprintf(dir, n, "%s.trials", output);
-}
-
-void tsr_journal_path(const char *dir, int64_t t, const char *ext, char *path, size_t n) {
-  snprintf(path, n, "%s/trial-%06" PRId64 ".%s", dir, t, ext);
 }
 
 /* Writes text to path through a temporary name; with exclusive, an existing
@@ -79,32 +88,83 @@ static char *read_text(const char *path) {
   return buf;
 }
 
-/* Whether dir holds a trial's files (records or results). */
+/* Whether name is PREFIX NUMBER [- NUMBER] SUFFIX, exactly; the numbers
+ * into a and b (b: -1 when there is one). */
+static int journal_name(const char *name, const char *prefix, const char *suffix, long long *a,
+                        long long *b) {
+  size_t n = strlen(prefix), m = strlen(suffix), len = strlen(name);
+  if (strncmp(name, prefix, n) || len < n + m + 1 || strcmp(name + len - m, suffix)) return 0;
+  char num[64];
+  if (len - n - m >= sizeof num) return 0;
+  memcpy(num, name + n, len - n - m);
+  num[len - n - m] = 0;
+  int used = 0;
+  *b = -1;
+  if (sscanf(num, "%lld-%lld%n", a, b, &used) == 2 && !num[used]) return 1;
+  return sscanf(num, "%lld%n", a, &used) == 1 && !num[used];
+}
+
+static int is_trial_file(const char *name) {
+  return !strncmp(name, "trial-", 6) || !strncmp(name, "records-", 8) ||
+         !strncmp(name, "starts-", 7);
+}
+
+/* Whether dir holds a trial's files (starts, records or results). */
 static int has_trials(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   int found = 0;
-  for (struct dirent *e; !found && (e = readdir(d));) found = !strncmp(e->d_name, "trial-", 6);
+  for (struct dirent *e; !found && (e = readdir(d));) found = is_trial_file(e->d_name);
   closedir(d);
   return found;
 }
 
 /* Removes temporaries left by a run that was killed (and, with all, every
- * trial's file). */
+ * trial's file and run claim). */
 static void remove_files(const char *dir, int all) {
   DIR *d = opendir(dir);
   if (!d) return;
   char path[4200];
   for (struct dirent *e; (e = readdir(d));)
-    if (strstr(e->d_name, ".tmp-") || (all && !strncmp(e->d_name, "trial-", 6))) {
+    if (strstr(e->d_name, ".tmp-") ||
+        (all && (is_trial_file(e->d_name) || !strncmp(e->d_name, "run-", 4)))) {
       snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
       unlink(path);
     }
   closedir(d);
 }
 
+/* The largest run number any file of dir names (0: none). */
+static int last_run(const char *dir) {
+  DIR *d = opendir(dir);
+  long long run = 0, a, b;
+  for (struct dirent *e; d && (e = readdir(d));)
+    if (journal_name(e->d_name, "run-", "", &a, &b) ||
+        journal_name(e->d_name, "records-", ".h5", &a, &b) ||
+        journal_name(e->d_name, "starts-", ".log", &a, &b))
+      run = a > run ? a : run;
+  if (d) closedir(d);
+  return (int)run;
+}
+
+/* Claims the next free run number with an exclusive create. */
+static int claim_run(const char *dir, int *run) {
+  char path[4200];
+  for (int r = last_run(dir) + 1;; r++) {
+    snprintf(path, sizeof path, "%s/run-%06d", dir, r);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0) {
+      close(fd);
+      *run = r;
+      return TSR_OK;
+    }
+    if (errno != EEXIST)
+      return TSR_ERROR(TSR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  }
+}
+
 int tsr_journal_open(const char *dir, const char *manifest, const char *job_text, int may_continue,
-                     int fresh) {
+                     int fresh, int *run) {
   char path[4200];
   if (mkdir(dir, 0777) && errno != EEXIST)
     return TSR_ERROR(TSR_ERR_IO, "cannot create the sweep's journal '%s': %s", dir,
@@ -119,10 +179,11 @@ int tsr_journal_open(const char *dir, const char *manifest, const char *job_text
       remove_files(dir, 1);
       TSR_CHECK(write_atomic(path, manifest, 0));
     } else if (!same)
-      return TSR_ERROR(TSR_ERR_VALUE,
-                       "the journal '%s' is of another sweep (its job or trials differ): "
-                       "--overwrite starts it afresh, or use another -o",
-                       dir);
+      return TSR_ERROR(
+          TSR_ERR_VALUE,
+          "the journal '%s' is of another sweep (its job, trials or --warm-start differ): "
+          "--overwrite starts it afresh, or use another -o",
+          dir);
     if (fresh) remove_files(dir, 1);
     if (!may_continue && has_trials(dir))
       return TSR_ERROR(TSR_ERR_VALUE,
@@ -132,7 +193,8 @@ int tsr_journal_open(const char *dir, const char *manifest, const char *job_text
   }
   remove_files(dir, 0);
   snprintf(path, sizeof path, "%s/job.tsr", dir);
-  return write_atomic(path, job_text, 0);
+  TSR_CHECK(write_atomic(path, job_text, 0));
+  return claim_run(dir, run);
 }
 
 static int read_in(const char *dir, const char *name, char **text) {
@@ -146,40 +208,197 @@ static int read_in(const char *dir, const char *name, char **text) {
 int tsr_journal_manifest(const char *dir, char **text) { return read_in(dir, "manifest", text); }
 int tsr_journal_job(const char *dir, char **text) { return read_in(dir, "job.tsr", text); }
 
-int tsr_journal_start(const char *dir, int64_t t, int attempts) {
-  char path[4200], text[32];
-  tsr_journal_path(dir, t, "try", path, sizeof path);
-  snprintf(text, sizeof text, "%d\n", attempts);
-  return write_atomic(path, text, 0);
+/* ---- reading every record ------------------------------------------------------ */
+
+typedef struct loading {
+  const char *dir;
+  int64_t n;
+  tsr_trial_record *recs;
+  int *starts; /* the most attempts a start mark of each trial counts */
+} loading;
+
+/* r as trial t's record unless a later run's is there already. */
+static void take(loading *l, int64_t t, const tsr_trial_record *r) {
+  if (t < 0 || t >= l->n || l->recs[t].run >= r->run) return;
+  l->recs[t] = *r;
 }
 
-int tsr_journal_record(const char *dir, int64_t t, const tsr_trial_record *r) {
-  char path[4200], text[1400], err[1024];
+/* One line of a records attribute: "trial T status S attempts A seconds X
+ * reused B error TEXT". */
+static int parse_record(const char *line, int64_t *t, tsr_trial_record *r) {
+  long long tt;
+  char status[16];
+  int used = 0;
+  if (sscanf(line, "trial %lld status %15s attempts %d seconds %lf reused %lf error %n", &tt,
+             status, &r->attempts, &r->seconds, &r->reused, &used) != 5 ||
+      !used)
+    return 0;
+  r->status = !strcmp(status, "ok") ? TSR_TRIAL_OK : TSR_TRIAL_FAILED;
+  snprintf(r->error, sizeof r->error, "%s", line + used);
+  *t = tt;
+  return 1;
+}
+
+static void load_records(loading *l, const char *name, int run, int64_t first) {
+  char path[4200], *text = NULL;
+  snprintf(path, sizeof path, "%s/%s", l->dir, name);
+  if (tsr_results_read_text(path, "records", &text) != TSR_OK) {
+    tsr_error_clear(); /* not a records file: no trial is recorded by it */
+    return;
+  }
+  for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+    if ((nl = strchr(line, '\n'))) *nl = 0;
+    tsr_trial_record r = {0};
+    int64_t t;
+    r.run = run, r.file = first;
+    if (parse_record(line, &t, &r)) take(l, t, &r);
+  }
+  free(text);
+}
+
+/* "TRIAL ATTEMPTS" lines; a last line without its newline (cut by a
+ * power loss) is not one. */
+static void load_starts(loading *l, const char *name) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", l->dir, name);
+  char *text = read_text(path);
+  for (char *line = text, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+    long long t;
+    int a;
+    *nl = 0;
+    if (sscanf(line, "%lld %d", &t, &a) == 2 && t >= 0 && t < l->n && a > l->starts[t])
+      l->starts[t] = a;
+  }
+  free(text);
+}
+
+/* An older journal's trial-NNNNNN.rec ("status S\nattempts A\nseconds X\n
+ * reused B\nerror TEXT\n") or .try ("ATTEMPTS\n"). */
+static void load_old(loading *l, const char *name, int64_t t, int rec) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", l->dir, name);
+  char *text = read_text(path), status[16] = "";
+  tsr_trial_record r = {0};
+  if (text && !rec && t >= 0 && t < l->n && atoi(text) > l->starts[t]) l->starts[t] = atoi(text);
+  if (text && rec &&
+      sscanf(text, "status %15s attempts %d seconds %lf", status, &r.attempts, &r.seconds) == 3) {
+    const char *e = strstr(text, "\nerror "), *u = strstr(text, "\nreused ");
+    r.status = !strcmp(status, "ok") ? TSR_TRIAL_OK : TSR_TRIAL_FAILED;
+    if (e) snprintf(r.error, sizeof r.error, "%.*s", (int)strcspn(e + 7, "\n"), e + 7);
+    if (u) r.reused = strtod(u + 8, NULL);
+    r.run = 0, r.file = t;
+    take(l, t, &r);
+  }
+  free(text);
+}
+
+static void load_entry(loading *l, const char *name) {
+  long long a, b;
+  if (journal_name(name, "records-", ".h5", &a, &b) && b >= 0) load_records(l, name, (int)a, b);
+  if (journal_name(name, "starts-", ".log", &a, &b)) load_starts(l, name);
+  if (journal_name(name, "trial-", ".rec", &a, &b) && b < 0) load_old(l, name, a, 1);
+  if (journal_name(name, "trial-", ".try", &a, &b) && b < 0) load_old(l, name, a, 0);
+}
+
+int tsr_journal_load(const char *dir, int64_t ntrials, tsr_trial_record *recs) {
+  loading l = {dir, ntrials, recs, calloc((size_t)ntrials + 1, sizeof(int))};
+  if (!l.starts) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading the journal");
+  for (int64_t t = 0; t < ntrials; t++) recs[t] = (tsr_trial_record){.run = -1};
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) load_entry(&l, e->d_name);
+  if (d) closedir(d);
+  for (int64_t t = 0; t < ntrials; t++)
+    if (l.starts[t] > recs[t].attempts) recs[t].attempts = l.starts[t];
+  free(l.starts);
+  return d ? TSR_OK : TSR_ERROR(TSR_ERR_IO, "cannot read '%s': %s", dir, strerror(errno));
+}
+
+void tsr_journal_group(int64_t t, char *group, size_t n) {
+  snprintf(group, n, "trial-%06" PRId64, t);
+}
+
+void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, char *path,
+                         size_t n, char *group, size_t gn) {
+  if (r->run == 0) { /* an older journal's own file */
+    snprintf(path, n, "%s/trial-%06" PRId64 ".h5", dir, t);
+    group[0] = 0;
+    return;
+  }
+  snprintf(path, n, "%s/records-%06d-%06" PRId64 ".h5", dir, r->run, r->file);
+  tsr_journal_group(t, group, gn);
+}
+
+/* ---- a group's writer ----------------------------------------------------------- */
+
+int tsr_journal_begin(tsr_journal *j, const char *dir, int run, int group) {
+  memset(j, 0, sizeof *j);
+  snprintf(j->dir, sizeof j->dir, "%s", dir);
+  j->run = run;
+  j->first = -1;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/starts-%06d-%06d.log", dir, run, group);
+  j->log = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+  if (j->log < 0) return TSR_ERROR(TSR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  j->has_log = 1;
+  return TSR_OK;
+}
+
+int tsr_journal_start(tsr_journal *j, int64_t t, int attempts) {
+  char line[64];
+  int n = snprintf(line, sizeof line, "%" PRId64 " %d\n", t, attempts);
+  if (write(j->log, line, (size_t)n) != n) /* one write: a whole line or none */
+    return TSR_ERROR(TSR_ERR_IO, "cannot write the start of trial %" PRId64 " in '%s': %s", t,
+                     j->dir, strerror(errno));
+  return TSR_OK;
+}
+
+int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r) {
+  char err[1024];
   snprintf(err, sizeof err, "%s", r->error);
   for (char *c = err; *c; c++)
     if (*c == '\n') *c = ' ';
-  snprintf(text, sizeof text, "status %s\nattempts %d\nseconds %.17g\nreused %.17g\nerror %s\n",
-           r->status == TSR_TRIAL_OK ? "ok" : "failed", r->attempts, r->seconds, r->reused, err);
-  tsr_journal_path(dir, t, "rec", path, sizeof path);
-  return write_atomic(path, text, 0);
+  size_t need = j->len + sizeof err + 160;
+  if (need > j->cap) {
+    char *grown = realloc(j->text, need * 2);
+    if (!grown) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory keeping a trial's record");
+    j->text = grown, j->cap = need * 2;
+  }
+  j->len += (size_t)snprintf(j->text + j->len, j->cap - j->len,
+                             "trial %" PRId64 " status %s attempts %d seconds %.17g reused %.17g "
+                             "error %s\n",
+                             t, r->status == TSR_TRIAL_OK ? "ok" : "failed", r->attempts,
+                             r->seconds, r->reused, err);
+  if (j->first < 0) j->first = t;
+  j->kept++;
+  return TSR_OK;
 }
 
-void tsr_journal_read(const char *dir, int64_t t, tsr_trial_record *r) {
+/* Syncs the directory, so that a records file's new name outlives a power
+ * cut too (file systems that cannot sync a directory say EINVAL). */
+static int sync_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
+  int rc = fsync(fd), err = errno;
+  close(fd);
+  if (rc == 0 || err == EINVAL) return TSR_OK;
+  return TSR_ERROR(TSR_ERR_IO, "cannot sync '%s': %s", dir, strerror(err));
+}
+
+int tsr_journal_flush(tsr_journal *j) {
+  if (!j->kept) return TSR_OK;
   char path[4200];
-  memset(r, 0, sizeof *r);
-  tsr_journal_path(dir, t, "try", path, sizeof path);
-  char *text = read_text(path);
-  if (text) r->attempts = atoi(text);
-  free(text);
-  tsr_journal_path(dir, t, "rec", path, sizeof path);
-  if (!(text = read_text(path))) return;
-  char status[16] = "";
-  const char *e = strstr(text, "\nerror ");
-  if (sscanf(text, "status %15s attempts %d seconds %lf", status, &r->attempts, &r->seconds) == 3) {
-    r->status = !strcmp(status, "ok") ? TSR_TRIAL_OK : TSR_TRIAL_FAILED;
-    if (e) snprintf(r->error, sizeof r->error, "%.*s", (int)strcspn(e + 7, "\n"), e + 7);
-    const char *u = strstr(text, "\nreused ");
-    if (u) r->reused = strtod(u + 8, NULL);
-  }
-  free(text);
+  snprintf(path, sizeof path, "%s/records-%06d-%06" PRId64 ".h5", j->dir, j->run, j->first);
+  tsr_attr attrs[] = {{"records", j->text, 0}, {"tessera_version", TSR_VERSION, 0}};
+  int st = tsr_results_write(path, j->results.items, j->results.n, attrs, 2);
+  if (st == TSR_OK) st = sync_dir(j->dir);
+  tsr_results_set_clear(&j->results);
+  j->len = 0, j->kept = 0, j->first = -1;
+  return st;
+}
+
+void tsr_journal_end(tsr_journal *j) {
+  if (j->has_log) close(j->log);
+  tsr_results_set_clear(&j->results);
+  free(j->text);
+  memset(j, 0, sizeof *j);
 }

@@ -11,7 +11,13 @@
  *                       it in its group (rank 0's bytes)
  *   results/NAME        each small result stacked over trials, (trials, ...)
  *                       float64, NaN where a trial has none
- * then prints a short table of the best trials.
+ *   fits/NAME/KEY       the record of the fit whose coefficients are result
+ *                       NAME (n_iter, converged, objective, passes, warm_start
+ *                       ...: the numeric attributes of NAME in each trial's
+ *                       file), stacked the same way
+ * and root attributes (the job, the counts of trials, warm_start and, for a
+ * --warm-start sweep, warm_start_batch), then prints a short table of the
+ * best trials.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -26,11 +32,12 @@
 #include "job/sweep.h"
 #include "util/error.h"
 
-#define MAX_STACKED 64 /* results stacked (the first, by name) */
+#define MAX_STACKED 64 /* results stacked (the first, by name), and as many fits' records */
 
 typedef struct stack {
-  char *name;
-  int ndim; /* of one trial's value */
+  char *name; /* a result's, or a fit's "NAME/KEY" */
+  int fit;    /* a fit's record: fits/NAME/KEY */
+  int ndim;   /* of one trial's value */
   int64_t shape[8], count;
   double *data; /* ntrials * count */
   int mixed;    /* shapes differ between trials: not stacked */
@@ -43,13 +50,13 @@ typedef struct table {
   double *seconds;
   int64_t *attempts;
   double *reused;
-  stack st[MAX_STACKED];
-  int nst;
+  stack st[2 * MAX_STACKED];
+  int nst, nres, nfit;
 } table;
 
-static stack *find(table *tb, const char *name) {
+static stack *find(table *tb, const char *name, int fit) {
   for (int i = 0; i < tb->nst; i++)
-    if (!strcmp(tb->st[i].name, name)) return &tb->st[i];
+    if (tb->st[i].fit == fit && !strcmp(tb->st[i].name, name)) return &tb->st[i];
   return NULL;
 }
 
@@ -60,10 +67,11 @@ static int same_shape(const stack *s, const tsr_result_item *it) {
   return 1;
 }
 
-static int new_stack(table *tb, const tsr_result_item *it) {
-  if (tb->nst == MAX_STACKED || it->ndim > 8) return TSR_OK;
+static int new_stack(table *tb, const tsr_result_item *it, int fit) {
+  if ((fit ? tb->nfit : tb->nres) == MAX_STACKED || it->ndim > 8) return TSR_OK;
   stack *s = &tb->st[tb->nst];
   memset(s, 0, sizeof *s);
+  s->fit = fit;
   s->ndim = it->ndim;
   s->count = 1;
   for (int d = 0; d < it->ndim; d++) s->count *= (s->shape[d] = it->shape[d]);
@@ -72,25 +80,45 @@ static int new_stack(table *tb, const tsr_result_item *it) {
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (size_t k = 0; k < n; k++) s->data[k] = NAN;
   tb->nst++;
+  *(fit ? &tb->nfit : &tb->nres) += 1;
   return TSR_OK;
 }
 
-/* Adds trial t's results to the stacks. */
+/* Trial t's value of one stack. */
+static int add_value(table *tb, int64_t t, const tsr_result_item *it, int fit) {
+  stack *s = find(tb, it->name, fit);
+  int st = TSR_OK;
+  if (!s && (st = new_stack(tb, it, fit)) == TSR_OK) s = find(tb, it->name, fit);
+  if (!s || s->mixed) return st;
+  if (!same_shape(s, it))
+    s->mixed = 1;
+  else
+    memcpy(s->data + t * s->count, it->data, sizeof(double) * (size_t)s->count);
+  return TSR_OK;
+}
+
+/* Each numeric attribute KEY of result it (a fit's record) as NAME/KEY. */
+static int add_fit(table *tb, int64_t t, const tsr_result_item *it) {
+  for (int k = 0; k < it->nattrs; k++) {
+    char name[300];
+    snprintf(name, sizeof name, "%s/%s", it->name, it->attrs[k].key);
+    tsr_result_item one = {name, 0, NULL, 0, &it->attrs[k].number, NULL, 0, NULL, NULL};
+    TSR_CHECK(add_value(tb, t, &one, 1));
+  }
+  return TSR_OK;
+}
+
+/* Adds trial t's results and fit records to the stacks. */
 static int add_trial(table *tb, const char *dir, int64_t t) {
-  char path[4200];
+  char path[4200], group[64];
   tsr_result_item *items;
   int n;
-  tsr_journal_path(dir, t, "h5", path, sizeof path);
-  TSR_CHECK(tsr_results_read(path, &items, &n));
+  tsr_journal_results(dir, t, &tb->rec[t], path, sizeof path, group, sizeof group);
+  TSR_CHECK(tsr_results_read(path, group[0] ? group : NULL, &items, &n));
   int st = TSR_OK;
   for (int i = 0; i < n && st == TSR_OK; i++) {
-    stack *s = find(tb, items[i].name);
-    if (!s && (st = new_stack(tb, &items[i])) == TSR_OK) s = find(tb, items[i].name);
-    if (!s || s->mixed) continue;
-    if (!same_shape(s, &items[i]))
-      s->mixed = 1;
-    else
-      memcpy(s->data + t * s->count, items[i].data, sizeof(double) * (size_t)s->count);
+    st = add_value(tb, t, &items[i], 0);
+    if (st == TSR_OK) st = add_fit(tb, t, &items[i]);
   }
   tsr_results_free(items, n);
   return st;
@@ -107,8 +135,8 @@ static int read_journal(table *tb, const char *dir, int *any_failed) {
   if (!tb->rec || !tb->status || !tb->errors || !tb->seconds || !tb->attempts || !tb->reused)
     return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   *any_failed = 0;
+  TSR_CHECK(tsr_journal_load(dir, n, tb->rec));
   for (int64_t t = 0; t < n; t++) {
-    tsr_journal_read(dir, t, &tb->rec[t]);
     tsr_trial_status s = tb->rec[t].status;
     tb->status[t] = s == TSR_TRIAL_OK ? "ok" : s == TSR_TRIAL_FAILED ? "failed" : "not run";
     tb->errors[t] = tb->rec[t].error;
@@ -175,9 +203,9 @@ static int param_item(const table *tb, int j, columns *c, tsr_result_item *it) {
 
 static int write_table(table *tb, const char *output, const char *job, const char *dir) {
   int np = tb->plan.nparams < 64 ? tb->plan.nparams : 64, nitems = 0, st = TSR_OK;
-  tsr_result_item items[64 + 5 + MAX_STACKED];
+  tsr_result_item items[64 + 5 + 2 * MAX_STACKED];
   columns *c = calloc(1, sizeof *c);
-  int64_t *shapes = calloc((size_t)(MAX_STACKED * 9), sizeof *shapes);
+  int64_t *shapes = calloc((size_t)(2 * MAX_STACKED * 9), sizeof *shapes);
   if (!c || !shapes) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int j = 0; j < np && st == TSR_OK; j++) st = param_item(tb, j, c, &items[nitems++]);
   const int64_t *n1 = &tb->plan.ntrials;
@@ -188,7 +216,7 @@ static int write_table(table *tb, const char *output, const char *job, const cha
       (tsr_result_item){"trials/attempts", 1, n1, 0, NULL, NULL, 0, NULL, tb->attempts};
   items[nitems++] =
       (tsr_result_item){"trials/reused_bytes", 1, n1, 0, tb->reused, NULL, 0, NULL, NULL};
-  char(*names)[300] = calloc(MAX_STACKED, sizeof *names);
+  char(*names)[320] = calloc(2 * MAX_STACKED, sizeof *names);
   if (!names && st == TSR_OK) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int i = 0; i < tb->nst && st == TSR_OK; i++) {
     stack *s = &tb->st[i];
@@ -196,7 +224,7 @@ static int write_table(table *tb, const char *output, const char *job, const cha
     int64_t *sh = shapes + 9 * i;
     sh[0] = tb->plan.ntrials;
     for (int d = 0; d < s->ndim; d++) sh[d + 1] = s->shape[d];
-    snprintf(names[i], sizeof names[0], "results/%s", s->name);
+    snprintf(names[i], sizeof names[0], "%s/%s", s->fit ? "fits" : "results", s->name);
     items[nitems++] = (tsr_result_item){names[i], s->ndim + 1, sh, 0, s->data, NULL, 0, NULL, NULL};
   }
   char date[64], counts[3][32];
@@ -217,8 +245,11 @@ static int write_table(table *tb, const char *output, const char *job, const cha
                       {"trials", NULL, (double)tb->plan.ntrials},
                       {"trials_ok", NULL, (double)ok},
                       {"trials_failed", NULL, (double)failed},
-                      {"trials_not_run", NULL, (double)(tb->plan.ntrials - ok - failed)}};
-  if (st == TSR_OK) st = tsr_results_write(output, items, nitems, attrs, 8);
+                      {"trials_not_run", NULL, (double)(tb->plan.ntrials - ok - failed)},
+                      {"warm_start", NULL, tb->plan.warm_batch > 0},
+                      {"warm_start_batch", NULL, tb->plan.warm_batch}};
+  int nattrs = tb->plan.warm_batch > 0 ? 10 : 9;
+  if (st == TSR_OK) st = tsr_results_write(output, items, nitems, attrs, nattrs);
   for (int i = 0; c && i < c->n; i++) free(c->buf[i]);
   free(c);
   free(names);
@@ -230,7 +261,7 @@ static int write_table(table *tb, const char *output, const char *job, const cha
 
 static const double *metric_of(const table *tb, const char *name) {
   for (int i = 0; name && i < tb->nst; i++)
-    if (!strcmp(tb->st[i].name, name) && tb->st[i].ndim == 0 && !tb->st[i].mixed)
+    if (!tb->st[i].fit && !strcmp(tb->st[i].name, name) && tb->st[i].ndim == 0 && !tb->st[i].mixed)
       return tb->st[i].data;
   return NULL;
 }
@@ -265,7 +296,7 @@ static void print_best(const table *tb, const tsr_sweep_options *sw, FILE *out) 
   for (int i = 0; i < tb->nst && nshown < 4; i++) {
     int param = 0;
     for (int j = 0; j < tb->plan.nparams; j++) param |= !strcmp(tb->plan.names[j], tb->st[i].name);
-    if (tb->st[i].ndim == 0 && !tb->st[i].mixed && !param && tb->st[i].data != m)
+    if (!tb->st[i].fit && tb->st[i].ndim == 0 && !tb->st[i].mixed && !param && tb->st[i].data != m)
       shown[nshown++] = i;
   }
   fprintf(out, "%s\n%6s  %-8s", m ? "best trials:" : "trials:", "trial", "status");
@@ -321,7 +352,7 @@ static void print_summary(const table *tb, const char *output, int quiet) {
     if (tb->st[i].mixed)
       fprintf(stderr,
               "tessera: warning: sweep: %s has different shapes in different trials: "
-              "not stacked (each trial's file in the journal has it)\n",
+              "not stacked (the journal's records files have it, under trial-NNNNNN)\n",
               tb->st[i].name);
 }
 

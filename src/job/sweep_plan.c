@@ -236,7 +236,8 @@ static uint64_t fnv1a(const char *s) {
 }
 
 /* One line each: "tessera-sweep 1", "job HASH", "params N", N "param NAME",
- * "trials T", then T*N setting lines "NAME=VALUE" (a value holds no newline). */
+ * "trials T", then T*N setting lines "NAME=VALUE" (a value holds no newline),
+ * and "warm-start B" for a --warm-start sweep of batch B. */
 char *tsr_sweep_manifest(const tsr_sweep_plan *p, const char *job_text) {
   char *buf = NULL;
   size_t len = 0;
@@ -246,6 +247,7 @@ char *tsr_sweep_manifest(const tsr_sweep_plan *p, const char *job_text) {
   for (int j = 0; j < p->nparams; j++) fprintf(f, "param %s\n", p->names[j]);
   fprintf(f, "trials %" PRId64 "\n", p->ntrials);
   for (int64_t k = 0; k < p->ntrials * p->nparams; k++) fprintf(f, "%s\n", p->settings[k]);
+  if (p->warm_batch) fprintf(f, "warm-start %d\n", p->warm_batch);
   if (fclose(f)) {
     free(buf);
     return NULL;
@@ -287,6 +289,8 @@ static int parse_body(const char *dir, char *s, tsr_sweep_plan *p) {
   for (int64_t k = 0; k < p->ntrials * p->nparams; k++)
     if (!(l = next_line(&s)) || !strchr(l, '=') || !(p->settings[k] = strdup(l)))
       return TSR_ERROR(TSR_ERR_IO, "'%s/manifest' ends early", dir);
+  if ((l = next_line(&s)) && (sscanf(l, "warm-start %d", &p->warm_batch) != 1 || p->warm_batch < 1))
+    return TSR_ERROR(TSR_ERR_IO, "'%s/manifest': bad line after the trials", dir);
   return TSR_OK;
 }
 

@@ -117,7 +117,7 @@ static int set_outputs(tsr_node *const *outs, int n, const double *beta, int64_t
 
 /* The problem of fit at lamduh lam (its regularizer's share of L1). */
 static tsr_glm_problem problem(tsr_glm_data *d, const tsr_fit *fit, double lam) {
-  tsr_glm_problem pb = {d, fit, d->p, d->q, lam, fit->l1_ratio};
+  tsr_glm_problem pb = {d, fit, d->p, d->q, lam, fit->l1_ratio, NULL};
   if (fit->reg == TSR_REG_L1) pb.l1_ratio = 1.0;
   if (fit->reg == TSR_REG_L2) pb.l1_ratio = 0.0;
   if (fit->reg == TSR_REG_NONE) pb.lam = 0.0;
@@ -155,6 +155,7 @@ static tsr_fit_lam *path_entry(tsr_exec *ex, tsr_node *first) {
 static int take_solved(tsr_exec *ex, tsr_node *const *outs, int n, const tsr_fit_lam *l) {
   tsr_fit *fit = outs[0]->fit;
   fit->n_iter = l->n_iter, fit->converged = l->converged, fit->passes = l->passes;
+  fit->warm_start = l->warm_start;
   fit->objective = l->objective, fit->seconds = l->seconds;
   TSR_CHECK(set_outputs(outs, n, l->beta, l->q - 1));
   report(ex, fit);
@@ -174,14 +175,16 @@ static void path_record(tsr_fit_path *path, tsr_fit_lam **ls, int n, double **be
     if (l->state != TSR_FIT_SOLVED) continue;
     l->q = q, l->beta = betas[i], betas[i] = NULL;
     l->n_iter = fits[i].n_iter, l->converged = fits[i].converged, l->passes = fits[i].passes;
+    l->warm_start = fits[i].warm_start;
     l->objective = objs[i], l->seconds = share;
   }
   path->extra_s += secs - share;
 }
 
 /* Every fit still to solve under mine's key, solved together (mine
- * first). A failed path leaves them to solve alone; only an interruption
- * is returned. Collective. */
+ * first), in lockstep or, with path->warm, warm-started from the largest
+ * lamduh down. A failed path leaves them to solve alone; only an
+ * interruption is returned. Collective. */
 static int solve_path(tsr_glm_data *d, tsr_fit_path *path, const tsr_fit *fit, tsr_fit_lam *mine,
                       double t0) {
   int n = 0, m = path->n;
@@ -201,7 +204,8 @@ static int solve_path(tsr_glm_data *d, tsr_fit_path *path, const tsr_fit *fit, t
   st = tsr_agree(st == TSR_OK ? st : TSR_ERROR(st, "out of memory for a lambda path"));
   tsr_glm_problem pb = problem(d, fit, fit->lamduh);
   if (st == TSR_OK && n > 1)
-    st = tsr_glm_solve_path(&pb, solvers[fit->solver], n, lams, betas, fits, objs, sts);
+    st = (path->warm ? tsr_glm_solve_warm : tsr_glm_solve_path)(&pb, solvers[fit->solver], n, lams,
+                                                                betas, fits, objs, sts);
   if (st == TSR_OK && n > 1) {
     path_record(path, ls, n, betas, fits, objs, sts, d->q, t0);
     path->paths++, path->passes += d->passes;

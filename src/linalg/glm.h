@@ -61,13 +61,39 @@ int tsr_glm_eval_mine(tsr_glm_data *d, double *const *betas, int what, double *c
  * others' received; on return every rank has all. Collective. */
 int tsr_glm_gather(tsr_glm_data *d, int64_t len, double *vecs);
 
+/* Where a solver starts. Cold (no tsr_glm_start, or warm = 0): from beta =
+ * 0, the scale of its convergence test measured there. Warm (a sweep's
+ * --warm-start path, glm_batch.c): from the beta it is given, the previous
+ * fit's solution, with the same convergence test as its cold start: the
+ * smooth solvers' scale is the gradient's largest entry at beta = 0, the
+ * same bits for every lamduh (the penalty's gradient is 0 there), so it is
+ * carried over; proximal_grad's depends on lamduh, and a warm start takes
+ * the cold start's first step from 0 again to measure it. */
+typedef struct tsr_glm_start {
+  int warm;     /* beta holds the previous fit's solution */
+  double scale; /* smooth solvers: the scale at beta = 0 (a cold start sets it) */
+  double step;  /* the previous fit's last step scale (L-BFGS's s.y / y.y, gradient
+                   descent's Barzilai-Borwein step, FISTA's step), for the first
+                   step; 0: none (a cold start's first step) */
+} tsr_glm_start;
+
 /* The objective's penalty and the fit's settings, for the solvers. */
 typedef struct tsr_glm_problem {
   tsr_glm_data *data;
   const tsr_fit *fit;
   int64_t p, q;
   double lam, l1_ratio; /* lamduh, and the l1 share (elastic net) */
+  tsr_glm_start *start; /* NULL: a cold start, and nothing recorded */
 } tsr_glm_problem;
+
+/* A warm start's first step scale (pb->start->step), else 0. */
+static inline double tsr_glm_warm_step(const tsr_glm_problem *pb) {
+  return pb->start && pb->start->warm ? pb->start->step : 0;
+}
+/* Keeps a fit's last step scale for the warm start after it. */
+static inline void tsr_glm_keep_step(const tsr_glm_problem *pb, double step) {
+  if (pb->start && isfinite(step) && step > 0) pb->start->step = step;
+}
 
 /* The penalty lam * R(beta) (beta's first p values). */
 double tsr_glm_penalty(const tsr_glm_problem *pb, const double *beta);
@@ -77,8 +103,11 @@ void tsr_glm_penalize(const tsr_glm_problem *pb, const double *beta, double *g, 
 /* The proximal step of t * lam * R on v (in place; the intercept is left). */
 void tsr_glm_prox(const tsr_glm_problem *pb, double t, double *v);
 
-/* A solver: from beta = 0, minimizes loss + lam R into beta (q values);
- * sets fit's n_iter and converged, and *obj to the final objective. */
+/* A solver: from beta = 0 (or, warm, from beta: pb->start), minimizes
+ * loss + lam R into beta (q values); sets fit's n_iter and converged, and
+ * *obj to the final objective. ADMM takes no warm start: its state is a
+ * consensus and a dual per block, which one beta does not restore, and it
+ * runs on no path (tsr_glm_solver_batches). */
 typedef int (*tsr_glm_solver)(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
 int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj);
@@ -100,6 +129,15 @@ int tsr_glm_solver_batches(int solver);
  * over the ranks; the error text of a failed one is lost: solve it alone
  * for it). Returns an error only when the path itself failed. Collective. */
 int tsr_glm_solve_path(const tsr_glm_problem *pb, tsr_glm_solver solve, int n, const double *lams,
+                       double *const *betas, tsr_fit *fits, double *objs, int *sts);
+
+/* Solves pb for each of the n penalties lams[i], one after another in
+ * order of decreasing lams (ties in index order), each from the previous
+ * solution that succeeded (the first from 0: a cold start), on this thread
+ * (a sweep's --warm-start). The same outputs as tsr_glm_solve_path, and
+ * fits[i].warm_start says whether fit i started warm; a fit's coefficients
+ * then meet its cold start's convergence test, not its bits. Collective. */
+int tsr_glm_solve_warm(const tsr_glm_problem *pb, tsr_glm_solver solve, int n, const double *lams,
                        double *const *betas, tsr_fit *fits, double *objs, int *sts);
 
 /* A lane's pass request (tsr_glm_eval on a lane's data). */

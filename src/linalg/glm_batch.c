@@ -12,6 +12,12 @@
  * MPI_THREAD_FUNNELED is enough). The ranks compare each round's requests
  * before its pass: ranks whose solvers went apart (out of memory on one)
  * fail the path together instead of waiting on each other.
+ *
+ * A warm path (tsr_glm_solve_warm, a sweep's --warm-start) gives that up:
+ * its fits run one after another on the calling thread, from the largest
+ * lamduh down, each solver starting from the solution before it. Its
+ * passes over X are then the sum of its fits' (a lockstep path's are about
+ * its slowest fit's), for fewer iterations in all.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,6 +32,7 @@
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "util/error.h"
+#include "util/signals.h"
 
 enum { RUNNING, ASKED, DONE };
 
@@ -210,5 +217,54 @@ int tsr_glm_solve_path(const tsr_glm_problem *pb, tsr_glm_solver solve, int n, c
     if (st == TSR_OK) st = joined;
   }
   batch_close(&bt);
+  return st;
+}
+
+/* ---- a warm path ------------------------------------------------------------ */
+
+/* order: 0 .. n - 1 by decreasing lams, equal ones in index order. */
+static void by_decreasing(int n, const double *lams, int *order) {
+  for (int i = 0; i < n; i++) {
+    int j = i;
+    for (; j > 0 && lams[order[j - 1]] < lams[i]; j--) order[j] = order[j - 1];
+    order[j] = i;
+  }
+}
+
+/* Fit i of a warm path, from the solution from (NULL: cold), into betas[i]
+ * and the rest; its status agreed over the ranks. */
+static int solve_one(const tsr_glm_problem *pb, tsr_glm_solver solve, tsr_glm_start *w, int i,
+                     const double *lams, const double *from, double *const *betas, tsr_fit *fits,
+                     double *objs) {
+  tsr_glm_problem one = *pb;
+  one.lam = lams[i], one.fit = &fits[i], one.start = w;
+  w->warm = from != NULL;
+  if (from) memcpy(betas[i], from, sizeof(double) * (size_t)pb->q);
+  int before = pb->data->passes;
+  int st = tsr_agree(solve(&one, betas[i], &fits[i], &objs[i]));
+  fits[i].passes = pb->data->passes - before;
+  fits[i].warm_start = w->warm;
+  return st;
+}
+
+int tsr_glm_solve_warm(const tsr_glm_problem *pb, tsr_glm_solver solve, int n, const double *lams,
+                       double *const *betas, tsr_fit *fits, double *objs, int *sts) {
+  int *order = malloc(sizeof *order * (size_t)n);
+  int st = tsr_agree(order ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a path"));
+  if (st != TSR_OK) return st;
+  by_decreasing(n, lams, order);
+  tsr_glm_start w = {0};
+  const double *from = NULL;
+  for (int k = 0; k < n; k++) sts[k] = TSR_ERR_INTERRUPTED;
+  for (int k = 0; k < n && st == TSR_OK; k++) {
+    int i = order[k];
+    sts[i] = solve_one(pb, solve, &w, i, lams, from, betas, fits, objs);
+    if (sts[i] == TSR_ERR_INTERRUPTED || tsr_interrupted()) st = TSR_ERR_INTERRUPTED;
+    if (sts[i] == TSR_OK)
+      from = betas[i];
+    else
+      tsr_error_clear(); /* solved again alone in its trial, for its message */
+  }
+  free(order);
   return st;
 }

@@ -3,6 +3,9 @@
  * penalty (glm.h): accelerated proximal gradient (FISTA with backtracking
  * and adaptive restart) and consensus ADMM over the row blocks.
  *
+ * A warm start of proximal_grad (glm.h: tsr_glm_start) measures its
+ * convergence scale as its cold start does, then runs from the given beta.
+ *
  * The penalty is lam * (l1_ratio |beta|_1 + (1 - l1_ratio) |beta|^2 / 2)
  * over the p coefficients, never the intercept (l1: l1_ratio = 1, l2: 0,
  * none: lam = 0). Its proximal step soft-thresholds and then shrinks, so
@@ -88,6 +91,19 @@ static int prox_step(const tsr_glm_problem *pb, fista *f, double *s, double *gma
   return TSR_OK;
 }
 
+/* A warm start's convergence scale, that of its cold start: the cold
+ * start's first step from y = 0 (s from 1), taken again, whose gradient map
+ * depends on lamduh; then y = beta, the warm point, and the step the
+ * smaller of that step's and the fit before's (FISTA's steps only shrink). */
+static int warm_scale(const tsr_glm_problem *pb, fista *f, double *s, double *gscale) {
+  double gmap = 0;
+  TSR_CHECK(prox_step(pb, f, s, &gmap));
+  *gscale = fmax(1.0, gmap);
+  memcpy(f->y, f->x, sizeof(double) * (size_t)pb->q);
+  if (tsr_glm_warm_step(pb) > 0) *s = fmin(*s, tsr_glm_warm_step(pb));
+  return TSR_OK;
+}
+
 int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double *obj) {
   int64_t q = pb->q;
   fista f = {beta, NULL, NULL, NULL, NULL};
@@ -95,12 +111,13 @@ int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit,
   f.vy = malloc(sizeof(double) * (size_t)(q + 1)), f.vz = malloc(sizeof(double) * (size_t)(q + 1));
   int st = f.y && f.z && f.vy && f.vz ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   double s = 1, tk = 1, gscale = 0, gmap = 0;
-  int it = 0;
+  int it = 0, warm = pb->start && pb->start->warm;
   fit->converged = 0;
+  if (st == TSR_OK && warm) st = warm_scale(pb, &f, &s, &gscale);
   for (; st == TSR_OK && it < fit->max_iter; it++) {
     st = prox_step(pb, &f, &s, &gmap);
     if (st != TSR_OK) break;
-    if (it == 0) gscale = fmax(1.0, gmap);
+    if (it == 0 && !warm) gscale = fmax(1.0, gmap);
     double restart = 0; /* momentum against the step: start the momentum again */
     for (int64_t j = 0; j < q; j++) restart += (f.y[j] - f.z[j]) * (f.z[j] - beta[j]);
     double t1 = (1 + sqrt(1 + 4 * tk * tk)) / 2, mom = restart > 0 ? 0 : (tk - 1) / t1;
@@ -116,6 +133,7 @@ int tsr_glm_proximal_grad(const tsr_glm_problem *pb, double *beta, tsr_fit *fit,
     }
   }
   fit->n_iter = it;
+  tsr_glm_keep_step(pb, s);
   if (st == TSR_OK) st = data_part(pb, beta, TSR_GLM_LOSS, f.vz);
   *obj = st == TSR_OK ? f.vz[0] + tsr_glm_penalty(pb, beta) : 0;
   free(f.y), free(f.z), free(f.vy), free(f.vz);

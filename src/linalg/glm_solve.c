@@ -8,7 +8,9 @@
  * Convergence, for every smooth solver: the largest entry of the
  * objective's gradient at most tol times its largest entry at beta = 0 (at
  * least 1), a scale-free test that does not depend on how the loss is
- * summed.
+ * summed. A warm start (glm.h: tsr_glm_start) keeps that test and takes its
+ * first step at the scale of the fit before it (L-BFGS: H0 = gamma I of
+ * that fit's newest pair; gradient descent: its last step).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -107,13 +109,19 @@ static int line_search(const tsr_glm_problem *pb, int what, double *beta, work *
 }
 
 /* The objective at the starting beta into k->v (while *st is TSR_OK), and
- * the scale of the convergence test: the largest gradient entry there (at
- * least 1). */
+ * the scale of the convergence test: the largest gradient entry at beta = 0
+ * (at least 1), measured there by a cold start (and kept in pb->start for
+ * the warm starts after it), carried over by a warm one (glm.h). */
 static double start(const tsr_glm_problem *pb, const double *beta, int what, work *k, int *st,
                     tsr_fit *fit) {
   fit->converged = 0;
   if (*st == TSR_OK) *st = objective(pb, beta, what, k->v);
-  return *st == TSR_OK ? fmax(1.0, tsr_glm_inf_norm(pb->q, k->v + 1)) : 1;
+  if (*st != TSR_OK) return 1;
+  tsr_glm_start *w = pb->start;
+  if (w && w->warm) return w->scale;
+  double scale = fmax(1.0, tsr_glm_inf_norm(pb->q, k->v + 1));
+  if (w) w->scale = scale;
+  return scale;
 }
 
 /* Whether a smooth solver stops before iteration it: converged (recorded
@@ -187,7 +195,10 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
   double gscale = start(pb, beta, TSR_GLM_GRAD, &k, &st, fit);
   for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
     if (m > 0) two_loop(q, m, head, s, y, rho, k.v + 1, k.d);
-    if (m == 0 || tsr_glm_dot(q, k.v + 1, k.d) >= 0) unit_descent(q, k.v + 1, k.d), m = 0;
+    if (it == 0 && tsr_glm_warm_step(pb) > 0) /* H0 = gamma I of the fit before */
+      for (int64_t j = 0; j < q; j++) k.d[j] = -tsr_glm_warm_step(pb) * k.v[1 + j];
+    else if (m == 0 || tsr_glm_dot(q, k.v + 1, k.d) >= 0)
+      unit_descent(q, k.v + 1, k.d), m = 0;
     memcpy(g0, k.v + 1, sizeof(double) * (size_t)q);
     double t = 1;
     int slot = (head + m) % LBFGS_PAIRS;
@@ -207,6 +218,8 @@ int tsr_glm_lbfgs(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double 
   }
   fit->n_iter = it;
   *obj = k.v ? k.v[0] : 0;
+  int newest = (head + m - 1) % LBFGS_PAIRS;
+  if (m > 0) tsr_glm_keep_step(pb, 1.0 / (rho[newest] * tsr_glm_dot(q, y[newest], y[newest])));
   for (int i = 0; i < LBFGS_PAIRS; i++) free(s[i]), free(y[i]);
   free(g0);
   work_free(&k);
@@ -222,7 +235,7 @@ int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *f
   int st = work_alloc(&k, q, TSR_GLM_GRAD), it = 0, ok = 1;
   double *g0 = malloc(sizeof(double) * (size_t)q);
   if (st == TSR_OK && !g0) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  double gscale = start(pb, beta, TSR_GLM_GRAD, &k, &st, fit), t = 0;
+  double gscale = start(pb, beta, TSR_GLM_GRAD, &k, &st, fit), t = tsr_glm_warm_step(pb);
   for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
     double gg = tsr_glm_dot(q, k.v + 1, k.v + 1);
     for (int64_t j = 0; j < q; j++) k.d[j] = -k.v[1 + j];
@@ -239,6 +252,7 @@ int tsr_glm_gradient_descent(const tsr_glm_problem *pb, double *beta, tsr_fit *f
   }
   fit->n_iter = it;
   *obj = k.v ? k.v[0] : 0;
+  tsr_glm_keep_step(pb, t);
   free(g0);
   work_free(&k);
   return st;

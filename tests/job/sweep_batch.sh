@@ -33,16 +33,16 @@ st = [s.decode() for s in t["trials/status"][:]]
 for i in range(int(sys.argv[3])):
     if st[i] != "ok": bad.append("trial %d: %s" % (i, st[i])); continue
     r = h5py.File("%s-%d.h5" % (sys.argv[2], i), "r")
-    j = h5py.File("%s.trials/trial-%06d.h5" % (sys.argv[1], i), "r")
+    fit = lambda key: t["fits/coef/" + key][i]  # the trial's fit record
     for name in ("coef", "intercept"):
         if not np.array_equal(r[name][()], t["results/" + name][i]):
             bad.append("trial %d %s: %r against %r" % (i, name, t["results/" + name][i], r[name][()]))
     # a trial's seconds: its own work plus its share of the path (its fit's seconds)
-    if not t["trials/seconds"][i] >= j["coef"].attrs["seconds"] > 0:
-        bad.append("trial %d: %r s, its fit %r s" % (i, t["trials/seconds"][i], j["coef"].attrs["seconds"]))
-    for key in ("n_iter", "converged", "objective", "passes"):
-        if r["coef"].attrs[key] != j["coef"].attrs[key]:
-            bad.append("trial %d %s: %r against %r" % (i, key, j["coef"].attrs[key], r["coef"].attrs[key]))
+    if not t["trials/seconds"][i] >= fit("seconds") > 0:
+        bad.append("trial %d: %r s, its fit %r s" % (i, t["trials/seconds"][i], fit("seconds")))
+    for key in ("n_iter", "converged", "objective", "passes", "warm_start"):
+        if r["coef"].attrs[key] != fit(key):
+            bad.append("trial %d %s: %r against %r" % (i, key, fit(key), r["coef"].attrs[key]))
 print("\n".join(bad)) if bad else None
 sys.exit(bool(bad))
 PY
