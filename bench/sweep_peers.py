@@ -33,8 +33,9 @@ DIFF: for every lambda max|b - b_ref| / max|b_ref| with b_ref scikit-learn's
 newton-cholesky fit of that lambda; the worst over the lambdas is printed with
 the lambda where it occurs. --no-gpu skips the PyTorch peer. SWEEP.h5 are
 tessera sweep tables (trials/params/lam, trials/status, trials/seconds,
-results/coef); the per-fit attributes of coef (n_iter, converged, passes,
-seconds) come from their journals (the table's `journal` attribute). --single
+results/coef); the per-fit records of coef (n_iter, converged, passes,
+seconds) come from the table's fits/coef (older tables: their journals, the
+table's `journal` attribute). --single
 I=FIT.h5: FIT.h5 is `tessera run --set lam=<lambda I>`'s results file; its coef
 is compared bit for bit with trial I of every SWEEP.h5.
 
@@ -207,13 +208,19 @@ def sweep_rows(sweeps, lams, singles):
             ok = [i for i, s in enumerate(status) if s == "ok"]
             fit_s, iters, passes, conv = 0.0, 0, 0, 0
             jdir = os.path.join(os.path.dirname(f), journal) if not os.path.isabs(journal) else journal
+            with h5py.File(f, "r") as h:
+                fits = {k: h[f"fits/coef/{k}"][...] for k in ("seconds", "n_iter", "passes", "converged")
+                        if f"fits/coef/{k}" in h}
             for i in ok:
-                with h5py.File(os.path.join(jdir, f"trial-{i:06d}.h5"), "r") as j:
-                    a = j["coef"].attrs
-                    fit_s += float(a["seconds"])
-                    iters += int(a["n_iter"])
-                    passes += int(a["passes"])
-                    conv += int(a["converged"] == 1)
+                if len(fits) == 4:  # the table's fits/coef records (since the journal of records files)
+                    a = {k: v[i] for k, v in fits.items()}
+                else:  # older tables: the per-trial files of the journal
+                    with h5py.File(os.path.join(jdir, f"trial-{i:06d}.h5"), "r") as j:
+                        a = dict(j["coef"].attrs)
+                fit_s += float(a["seconds"])
+                iters += int(a["n_iter"])
+                passes += int(a["passes"])
+                conv += int(a["converged"] == 1)
             say("sweep", f, len(ok), f"{np.sum(secs[ok]):.6f}", f"{fit_s:.6f}", iters, passes,
                 f"{conv}/{len(lams)}", worst_diff(coef, lams))
         except Exception as e:  # noqa: BLE001
