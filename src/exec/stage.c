@@ -9,6 +9,7 @@
 #endif
 #include "exec/stage.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,8 +107,18 @@ static void count_tasks(const tsr_phase *ph, const tsr_task *tasks, int64_t ntas
   free(per);
 }
 
-/* Reads LOAD leaf i of task slot s (s >= nmine or an earlier failure: an
- * empty collective read, or none). Adds the bytes read to *bytes. */
+/* The region of LOAD leaf l over task's box, its size and a buffer for it
+ * in u (NULL when out of memory). */
+static double *region_buffer(tsr_phase *ph, const tsr_leaf *l, const tsr_task *task,
+                             tsr_runnable *u, tsr_region *g, int64_t *n) {
+  tsr_leaf_region(l, &task->box, g);
+  *n = tsr_elems_of(l->base_ndim, g->count);
+  return tsr_runnable_buffer(&ph->pool, u, (size_t)*n);
+}
+
+/* Collective reads: reads LOAD leaf i of task slot s (s >= nmine or an
+ * earlier failure: an empty collective read). Adds the bytes read to
+ * *bytes. */
 static int load_slot(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task, tsr_runnable *u,
                      int skip, double *bytes) {
   const tsr_leaf *l = &P->leaves[i];
@@ -115,38 +126,150 @@ static int load_slot(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *ta
   int rs = phase_reader(ph, l->node->src, &r);
   if (rs != TSR_OK) return rs;
   if (skip) /* nothing (more) to read here */
-    return ph->collective ? tsr_h5_read(r, NULL, NULL, NULL, NULL) : TSR_OK;
+    return tsr_h5_read(r, NULL, NULL, NULL, NULL);
   tsr_region g;
-  tsr_leaf_region(l, &task->box, &g);
-  int64_t n = tsr_elems_of(l->base_ndim, g.count);
-  double *buf = tsr_runnable_buffer(&ph->pool, u, (size_t)n);
+  int64_t n;
+  double *buf = region_buffer(ph, l, task, u, &g, &n);
   rs = buf ? TSR_OK : TSR_ERR_MEMORY;
   if (rs == TSR_OK && n > 0)
     rs = tsr_h5_read(r, g.lo, g.stride, g.count, buf);
-  else if (ph->collective)
+  else
     tsr_h5_read(r, NULL, NULL, NULL, NULL);
   if (rs == TSR_OK) tsr_leaf_to_data(&u->prog.leaves[i], &g, buf);
   *bytes += 8.0 * (double)n;
   return rs;
 }
 
-/* Reads every LOAD leaf of P for this rank's tasks my[0..nmine-1]. With
- * collective reads every rank makes the same number of calls per leaf
- * (empty ones when it has fewer tasks), and a rank that failed keeps making
- * empty calls. */
+/* Collective reads of every LOAD leaf of P for this rank's tasks
+ * my[0..nmine-1]: every rank makes the same number of calls per leaf (empty
+ * ones when it has fewer tasks), and a rank that failed keeps making empty
+ * calls. */
 static int load_slots(tsr_phase *ph, const tsr_prog *P, const tsr_task **my, tsr_runnable *mine,
                       int64_t nmine, int64_t slots, double *bytes) {
   int st = TSR_OK;
-  for (int64_t s = 0; s < slots; s++) {
+  for (int64_t s = 0; s < slots; s++)
     for (int i = 0; i < P->nleaves; i++) {
       if (P->leaves[i].kind != LEAF_LOAD) continue;
       int skip = s >= nmine || st != TSR_OK;
       int rs = load_slot(ph, P, i, skip ? NULL : my[s], skip ? NULL : &mine[s], skip, bytes);
       if (st == TSR_OK) st = rs;
-      if (st != TSR_OK && !ph->collective) break;
     }
-    if (st != TSR_OK && !ph->collective) break;
+  return st;
+}
+
+/* Independent reads go in two steps: each read is planned in task and leaf
+ * order on this thread, those HDF5 must make (conversions, filters,
+ * strided or scattered regions) made at once; those whose bytes lie in the
+ * file as they are wanted (tsr_h5_plan_direct) are then read together,
+ * with pread on the executor's threads, and their leaves finished in order.
+ * A failure is the one the serial order meets first. */
+typedef struct direct_read {
+  tsr_h5_reader *r;
+  tsr_h5_span span;
+  double *buf;
+  tsr_leaf *leaf; /* of the task's program copy: a DATA leaf once read */
+  tsr_region g;
+  int64_t at; /* its place in the order of the round's reads */
+} direct_read;
+
+typedef struct direct_list {
+  direct_read *d;
+  int64_t n;
+  double bytes[2]; /* read through HDF5, read directly (8 per element) */
+} direct_list;
+
+/* Plans LOAD leaf i of a task (read number at of the round): a direct read
+ * joins dl, any other is made through HDF5 now. */
+static int plan_slot(tsr_phase *ph, const tsr_prog *P, int i, const tsr_task *task, tsr_runnable *u,
+                     int64_t at, direct_list *dl) {
+  const tsr_leaf *l = &P->leaves[i];
+  tsr_h5_reader *r = NULL;
+  TSR_CHECK(phase_reader(ph, l->node->src, &r));
+  tsr_region g;
+  int64_t n;
+  double *buf = region_buffer(ph, l, task, u, &g, &n);
+  if (!buf) return TSR_ERR_MEMORY;
+  tsr_h5_span span;
+  if (n > 0 && tsr_h5_plan_direct(r, g.lo, g.stride, g.count, &span)) {
+    dl->d[dl->n++] = (direct_read){r, span, buf, &u->prog.leaves[i], g, at};
+    dl->bytes[1] += 8.0 * (double)n;
+    return TSR_OK;
   }
+  if (n > 0) TSR_CHECK(tsr_h5_read(r, g.lo, g.stride, g.count, buf));
+  tsr_leaf_to_data(&u->prog.leaves[i], &g, buf);
+  dl->bytes[0] += 8.0 * (double)n;
+  return TSR_OK;
+}
+
+/* Plans every read of the round, in order, up to the first failure (its
+ * place in the order goes to w). */
+static void plan_reads(tsr_phase *ph, const tsr_prog *P, const tsr_task **my, tsr_runnable *mine,
+                       int64_t nmine, direct_list *dl, tsr_workers *w) {
+  int64_t at = 0;
+  for (int64_t s = 0; s < nmine; s++)
+    for (int i = 0; i < P->nleaves; i++) {
+      if (P->leaves[i].kind != LEAF_LOAD) continue;
+      int st = plan_slot(ph, P, i, my[s], &mine[s], at, dl);
+      if (st != TSR_OK) {
+        tsr_workers_fail_at(w, at, st);
+        return;
+      }
+      at++;
+    }
+}
+
+/* Direct read k of dl, at its place in w's order (traced on its thread,
+ * with its bytes). */
+static void read_one(const direct_list *dl, int64_t k, tsr_workers *w) {
+  const direct_read *d = &dl->d[k];
+  if (!tsr_workers_begin_at(w, d->at)) return;
+  double tt = tsr_trace_on ? tsr_trace_now() : 0.0;
+  tsr_workers_fail_at(w, d->at, tsr_h5_read_span(d->r, &d->span, d->buf));
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_IO, "pread", tt, (tsr_trace_args){-1, 0, 0, d->span.bytes});
+}
+
+/* Reads the direct reads of dl on the executor's threads. Staged inside a
+ * team (waves.c: the main thread stages the next wave while the others
+ * evaluate this one) they are tasks of that team, which each thread takes
+ * as it finishes its chunks; elsewhere a loop of their own. */
+static void read_direct(const tsr_phase *ph, const direct_list *dl, tsr_workers *w) {
+  if (dl->n == 0) return;
+  if (omp_get_num_threads() > 1) {
+    for (int64_t k = 0; k < dl->n; k++) {
+#pragma omp task firstprivate(k)
+      read_one(dl, k, w);
+    }
+#pragma omp taskwait
+    return;
+  }
+  int threads = ph->ex->threads < dl->n ? ph->ex->threads : (int)dl->n;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 1 ? threads : 1)
+  for (int64_t k = 0; k < dl->n; k++) read_one(dl, k, w);
+}
+
+/* Independent reads of every LOAD leaf of P (nloads of them) for this
+ * rank's tasks my[0..nmine-1]. Adds the bytes read to *bytes. */
+static int load_planned(tsr_phase *ph, const tsr_prog *P, const tsr_task **my, tsr_runnable *mine,
+                        int64_t nmine, int nloads, double *bytes) {
+  direct_list dl = {0};
+  dl.d = malloc(sizeof *dl.d * (size_t)(nmine * nloads + 1));
+  if (!dl.d) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging reads");
+  tsr_workers w;
+  tsr_workers_init(&w);
+  double tt = tsr_trace_on ? tsr_trace_now() : 0.0;
+  plan_reads(ph, P, my, mine, nmine, &dl, &w);
+  if (tsr_trace_on && (dl.bytes[0] > 0 || dl.n == 0))
+    tt = tsr_trace_end(TSR_TRACE_IO, "read hyperslabs", tt,
+                       (tsr_trace_args){-1, 0, 0, (int64_t)dl.bytes[0]});
+  read_direct(ph, &dl, &w);
+  if (tsr_trace_on && dl.n > 0) /* the bytes are on each read's span */
+    tsr_trace_end(TSR_TRACE_IO, "read directly", tt, (tsr_trace_args){-1, 0, 0, 0});
+  int st = tsr_workers_end_at(&w);
+  for (int64_t k = 0; k < dl.n && st == TSR_OK; k++)
+    tsr_leaf_to_data(dl.d[k].leaf, &dl.d[k].g, dl.d[k].buf);
+  *bytes += dl.bytes[0] + dl.bytes[1];
+  free(dl.d);
   return st;
 }
 
@@ -154,18 +277,19 @@ static int load_slots(tsr_phase *ph, const tsr_prog *P, const tsr_task **my, tsr
  * number of tasks of any rank). */
 static int stage_loads(tsr_phase *ph, const tsr_prog *P, const tsr_task *tasks, int64_t ntasks,
                        tsr_runnable *mine, int64_t nmine, int64_t most) {
-  int any = 0;
-  for (int i = 0; i < P->nleaves; i++) any |= P->leaves[i].kind == LEAF_LOAD;
-  if (!any) return TSR_OK;
-  int64_t slots = ph->collective ? most : nmine, k = 0;
+  int nloads = 0;
+  for (int i = 0; i < P->nleaves; i++) nloads += P->leaves[i].kind == LEAF_LOAD;
+  if (!nloads) return TSR_OK;
+  int64_t k = 0;
   const tsr_task **my = malloc(sizeof(tsr_task *) * (size_t)(nmine + 1));
   if (!my) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory staging reads");
   for (int64_t t = 0; t < ntasks; t++)
     if (tasks[t].rank == ph->ex->rank) my[k++] = &tasks[t];
   double t0 = tsr_comm_time(), tt = tsr_trace_on ? tsr_trace_now() : 0.0, bytes = 0;
-  int st = load_slots(ph, P, my, mine, nmine, slots, &bytes);
+  int st = ph->collective ? load_slots(ph, P, my, mine, nmine, most, &bytes)
+                          : load_planned(ph, P, my, mine, nmine, nloads, &bytes);
   ph->ex->io_s += tsr_comm_time() - t0;
-  if (tsr_trace_on)
+  if (tsr_trace_on && ph->collective)
     tsr_trace_end(TSR_TRACE_IO, "read hyperslabs", tt, (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
   free(my);
   return st;

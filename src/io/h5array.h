@@ -13,7 +13,8 @@
  * same calls in the same order; otherwise files use HDF5's default driver and
  * each call is independent. Errors are TSR_ERR_IO (or _TYPE, _VALUE for what
  * a dataset holds) and name the file and the dataset; HDF5's own error stack
- * is silenced. HDF5 is not thread-safe: callers serialize every call.
+ * is silenced. HDF5 is not thread-safe: callers serialize every call but
+ * tsr_h5_read_span.
  */
 #ifndef TSR_H5ARRAY_H
 #define TSR_H5ARRAY_H
@@ -55,7 +56,29 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective, ts
 int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride, const int64_t *count,
                 double *out);
 
-/* Bytes read so far through r (the file's element size times the elements). */
+/* The direct path (h5direct.h): a read whose doubles lie in the file as one
+ * run of bytes that HDF5 would return unchanged is planned with HDF5 (like
+ * any HDF5 call, serialized) and then read with pread(2) off HDF5, by any
+ * thread, several at once. A span says where the bytes are. */
+typedef struct tsr_h5_span {
+  int64_t offset; /* in the file */
+  int64_t bytes;  /* 8 per element of the region, row-major */
+} tsr_h5_span;
+
+/* Whether the read tsr_h5_read(r, start, stride, count, ...) (count >= 1)
+ * can be made as tsr_h5_read_span(r, span, ...) with the same result: 1 and
+ * *span when it can, 0 when it must go through HDF5 (collective readers:
+ * always). Never fails (doubt leaves the read to HDF5). */
+int tsr_h5_plan_direct(tsr_h5_reader *r, const int64_t *start, const int64_t *stride,
+                       const int64_t *count, tsr_h5_span *span);
+
+/* Reads a span planned on r into out (span->bytes / 8 doubles). Thread-safe:
+ * several threads may read spans of r at once, while another calls HDF5.
+ * Errors: TSR_ERR_IO naming the dataset and the file. */
+int tsr_h5_read_span(tsr_h5_reader *r, const tsr_h5_span *span, double *out);
+
+/* Bytes read so far through r (the file's element size times the elements),
+ * by tsr_h5_read and tsr_h5_read_span. */
 double tsr_h5_reader_bytes(const tsr_h5_reader *r);
 
 /* Closes r (collective for a collective reader). Safe on NULL. */

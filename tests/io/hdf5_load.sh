@@ -4,6 +4,13 @@
 # tessera's chunks (odd HDF5 chunks, gzip + shuffle, contiguous; float64,
 # float32 and integer types; 1 to 3 dimensions), on 1 to 4 ranks:
 #   - saved again, every value is bitwise what the file holds;
+#   - the direct path (pread of the bytes HDF5 would return unchanged):
+#     whole, edge and half chunks of a file tessera saved, row blocks of a
+#     contiguous float64 dataset, each read by pread (counted in the trace)
+#     and bitwise what HDF5 reads, on 1 and 3 ranks and with --no-fuse;
+#     what must stay with HDF5 (a userblock, big-endian float64, column
+#     blocks, regions across HDF5 chunks) makes no pread and reads the
+#     same values;
 #   - slices with steps (negative ones too) equal direct hyperslab reads
 #     (h5tool's H5Dread), and request only the selected elements;
 #   - reductions equal long-double references within 1e-12, and are the
@@ -123,6 +130,50 @@ for np in 2 3 4; do
   cmp -s res1.txt res.txt || soft_fail "results on $np ranks differ from 1 rank: $(diff res1.txt res.txt | head -3)"
   cmp -s r1/out "r$np/out" || soft_fail "printed output on $np ranks differs from 1 rank"
 done
+
+# ---- the direct path: pread where HDF5 would return the file's bytes unchanged --------
+
+"$H5TOOL" write direct.h5 /c f8 500,40 contiguous seed=6
+"$H5TOOL" write direct.h5 /be f8be 300,40 chunks=50,40 seed=7 append
+"$H5TOOL" write ub.h5 /x f8 300,40 chunks=50,40 seed=8 userblock=512
+cp r1/rt.h5 saved.h5 # x: 1000 x 300 in HDF5 chunks of (128, 100), saved by tessera
+cat >direct.tsr <<'EOF'
+save("d.h5", "whole", load("saved.h5", "x", chunks=(128, 100)))
+save("d.h5", "half", load("saved.h5", "x", chunks=(64, 100)))
+save("d.h5", "rows", load("direct.h5", "c", chunks=(64, -1)))
+EOF
+cat >hdf5.tsr <<'EOF'
+save("h.h5", "across", load("saved.h5", "x", chunks=(128, 300)))
+save("h.h5", "cols", load("direct.h5", "c", chunks=(64, 16)))
+save("h.h5", "be", load("direct.h5", "be", chunks=(50, 40)))
+save("h.h5", "ub", load("ub.h5", "x", chunks=(50, 40)))
+EOF
+# preads TRACE: the direct reads a trace holds.
+preads() { grep -o '"name":"pread"' "$1" | wc -l | tr -d ' '; }
+for np in 1 3; do
+  rm -f d.h5 h.h5
+  if [ "$np" = 1 ]; then capture out err tsr run direct.tsr --trace d.json; else capture out err mpi_tsr "$np" run direct.tsr --trace d.json; fi
+  [ "$RC" -eq 0 ] || fail "direct loads on $np rank(s) failed ($RC): $(cat err)"
+  # 8 x 3 whole chunks (the last 104 rows of 128), 16 x 3 halves, 8 row blocks
+  expect_eq "$(preads d.json)" 80 "direct reads on $np rank(s)"
+  same d.h5 whole in.h5 /x "direct: whole and edge chunks of a saved file ($np rank(s))" in.h5 /x
+  same d.h5 half in.h5 /x "direct: half chunks of a saved file ($np rank(s))" in.h5 /x
+  same d.h5 rows direct.h5 /c "direct: row blocks of contiguous float64 ($np rank(s))" direct.h5 /c
+  if [ "$np" = 1 ]; then capture out err tsr run hdf5.tsr --trace h.json; else capture out err mpi_tsr "$np" run hdf5.tsr --trace h.json; fi
+  [ "$RC" -eq 0 ] || fail "HDF5 loads on $np rank(s) failed ($RC): $(cat err)"
+  expect_eq "$(preads h.json)" 0 "direct reads where HDF5 must read ($np rank(s))"
+  same h.h5 across in.h5 /x "tessera chunks across HDF5 chunks ($np rank(s))" in.h5 /x
+  same h.h5 cols direct.h5 /c "column blocks of contiguous float64 ($np rank(s))" direct.h5 /c
+  same h.h5 be direct.h5 /be "big-endian float64 ($np rank(s))" direct.h5 /be
+  same h.h5 ub ub.h5 /x "a file with a userblock ($np rank(s))" ub.h5 /x
+done
+# --no-fuse reads on its worker threads, the direct reads outside HDF5's lock
+rm -f d.h5
+capture out err tsr --no-fuse run direct.tsr
+[ "$RC" -eq 0 ] || fail "direct loads with --no-fuse failed ($RC): $(cat err)"
+same d.h5 whole in.h5 /x "--no-fuse direct: whole and edge chunks" in.h5 /x
+same d.h5 half in.h5 /x "--no-fuse direct: half chunks" in.h5 /x
+same d.h5 rows direct.h5 /c "--no-fuse direct: row blocks of contiguous float64" direct.h5 /c
 
 # ---- slices are pushed into the hyperslab: x[::10] reads a tenth --------------------
 

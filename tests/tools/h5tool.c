@@ -4,10 +4,11 @@
  * independent reader and writer:
  *
  *   h5tool write FILE DSET TYPE D0[,D1..] [chunks=C0,..|contiguous] [gzip=L]
- *                [shuffle] [seed=S] [append]
- *       creates FILE (or adds to it with `append`) a dataset of the given
- *       type (f8 f4 i1 i2 i4 i8 u1 u2 u4 u8; str cmp enum for bad input) and
- *       shape, filled with deterministic pseudo-random values: floats uniform
+ *                [shuffle] [seed=S] [append] [userblock=B]
+ *       creates FILE (or adds to it with `append`; a new file with a
+ *       userblock of B bytes) a dataset of the given type (f8 f4 i1 i2 i4 i8
+ *       u1 u2 u4 u8 little-endian, f8be big-endian; str cmp enum for bad
+ *       input) and shape, filled with deterministic pseudo-random values: floats uniform
  *       in [-100, 100) with random low bits, integers in [-1000, 1000]
  *       ([0, 2000] unsigned, small types clipped to their range).
  *   h5tool slab FILE DSET START STEP COUNT [affine=A,B]
@@ -62,6 +63,7 @@ static hid_t file_type(const char *t, int *is_float) {
   *is_float = 0;
   if (!strcmp(t, "f8")) return *is_float = 1, H5T_IEEE_F64LE;
   if (!strcmp(t, "f4")) return *is_float = 1, H5T_IEEE_F32LE;
+  if (!strcmp(t, "f8be")) return *is_float = 1, H5T_IEEE_F64BE;
   if (!strcmp(t, "i1")) return H5T_STD_I8LE;
   if (!strcmp(t, "i2")) return H5T_STD_I16LE;
   if (!strcmp(t, "i4")) return H5T_STD_I32LE;
@@ -101,6 +103,7 @@ static int cmd_write(int argc, char **argv) {
   const char *path = argv[2], *name = argv[3], *tname = argv[4];
   long long dims[MAXD], chunks[MAXD];
   int nd = parse_list(argv[5], dims), nc = 0, gzip = -1, shuffle = 0, append = 0, contiguous = 0;
+  long long userblock = 0;
   state = 12345;
   for (int i = 6; i < argc; i++) {
     if (!strncmp(argv[i], "chunks=", 7))
@@ -115,6 +118,8 @@ static int cmd_write(int argc, char **argv) {
       state = strtoull(argv[i] + 5, NULL, 10);
     else if (!strcmp(argv[i], "append"))
       append = 1;
+    else if (!strncmp(argv[i], "userblock=", 10))
+      userblock = strtoll(argv[i] + 10, NULL, 10);
     else
       die("unknown write option", argv[i]);
   }
@@ -128,9 +133,12 @@ static int cmd_write(int argc, char **argv) {
     n *= (size_t)dims[a];
     hc[a] = a < nc ? (hsize_t)chunks[a] : 1;
   }
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (userblock > 0 && H5Pset_userblock(fcpl, (hsize_t)userblock) < 0) die("bad userblock", NULL);
   hid_t file = append ? H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT)
-                      : H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+                      : H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
   if (file < 0) die("cannot create", path);
+  H5Pclose(fcpl);
   hid_t space = nd == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(nd, hd, NULL);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), lcpl = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(lcpl, 1);
