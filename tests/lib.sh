@@ -255,6 +255,25 @@ need_sklearn() {
 
 # ---- comparing ------------------------------------------------------------
 
+# same_table A B WHAT: two sweep tables (tessera sweep -o) hold the same
+# datasets and values (NaN equal to NaN), the same warm-start attributes,
+# timings and attempts aside; a soft failure naming WHAT. Needs PYNP.
+same_table() {
+  "$PYNP" - "$1" "$2" <<'PY' || soft_fail "$3: the tables differ"
+import h5py, numpy as np, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+keys = []
+a.visit(lambda k: keys.append(k) if isinstance(a[k], h5py.Dataset) else None)
+skip = ("trials/seconds", "trials/attempts", "trials/reused_bytes", "fits/coef/seconds")
+bad = [k for k in keys if k not in skip and
+       not (k in b and a[k].shape == b[k].shape and
+            np.array_equal(a[k][()], b[k][()], equal_nan=a[k].dtype.kind == "f"))]
+bad += [k for k in ("warm_start", "warm_start_batch") if a.attrs.get(k) != b.attrs.get(k)]
+print("differ:", bad) if bad else None
+sys.exit(bool(bad))
+PY
+}
+
 # expect_eq ACTUAL EXPECTED [WHAT]: identical text.
 expect_eq() {
   [ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"

@@ -121,18 +121,20 @@ __device__ static inline double u01(unsigned lo, unsigned hi) {
   return (double)v * 0x1p-53;
 }
 
-__device__ static double random_value(const dleaf &l, long long e) {
-  unsigned long long p = (unsigned long long)e >> 1;
-  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
-  uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));
+/* Element e of random leaf l from its Philox words w (rng.h). */
+__device__ static inline double random_of_words(const dleaf &l, long long e, uint4 w) {
   if (l.rng == RNG_UNIFORM) {
     double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
     return l.a + (l.b - l.a) * u;
   }
   double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
-  double s, c2;
-  tsr_sincos2pi(u01(w.z, w.w), &s, &c2);
-  return l.a + l.b * (r * ((e & 1) ? s : c2));
+  return l.a + l.b * (r * tsr_sin_or_cos2pi(u01(w.z, w.w), (uint64_t)e & 1));
+}
+
+__device__ static double random_value(const dleaf &l, long long e) {
+  unsigned long long p = (unsigned long long)e >> 1;
+  uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
+  return random_of_words(l, e, curand_Philox4x32_10(c, make_uint2(l.k0, l.k1)));
 }
 
 /* Entry c of a chunk table, inline or in device memory (the same branch for
@@ -210,18 +212,21 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
   return r[p.result];
 }
 
-/* Coordinates of element i of a box (row-major). 64-bit division is a long
- * software sequence on GPUs; where both operands fit in 32 bits (every
- * chunk of W1) the quotient is the same from a 32-bit division, several
- * times cheaper. Expected: most of the index cost per thread of the
- * materializing kernels, which divide once per pair of elements. */
+/* n / d for n >= 0, d > 0. 64-bit division is a long software sequence on
+ * GPUs; where both operands fit in 32 bits (every chunk of W1) the quotient
+ * is the same from a 32-bit division, several times cheaper. */
+__device__ static inline long long quot(long long n, long long d) {
+  if ((((unsigned long long)n | (unsigned long long)d) >> 32) == 0)
+    return (long long)((unsigned)n / (unsigned)d);
+  return n / d;
+}
+
+/* Coordinates of element i of a box (row-major). Expected from quot: most
+ * of the index cost per thread of the materializing kernels, which divide
+ * once per pair of elements. */
 __device__ static void box_coords(const dbox &b, int ndim, long long i, long long *idx) {
   for (int a = ndim - 1; a >= 0; a--) {
-    long long e = b.extent[a], q;
-    if ((((unsigned long long)i | (unsigned long long)e) >> 32) == 0)
-      q = (long long)((unsigned)i / (unsigned)e);
-    else
-      q = i / e;
+    long long e = b.extent[a], q = quot(i, e);
     idx[a] = b.start[a] + (i - q * e);
     i = q;
   }
@@ -278,19 +283,20 @@ __device__ static void random_pair(const dleaf &l, long long e, double *v0, doub
   }
 }
 
+/* Operation i of a chain program on v, the previous operation's result;
+ * its other operand, if any, is a constant. */
+__device__ static inline double chain_op(const dprog &p, int i, double v) {
+  const dinstr &ins = p.code[i];
+  if (ins.kind == I_UNARY) return tsr_ew_unary(ins.op, v);
+  if (ins.x == p.code[i - 1].dst) return tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
+  return tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
+}
+
 /* The operations after the leaf of a chain program, on a leaf value. */
 __device__ static double chain_rest(const dprog &p, double v) {
-  int prev = p.code[0].dst;
   for (int i = 1; i < p.ninstr; i++) {
-    const dinstr &ins = p.code[i];
-    if (ins.kind == I_UNARY)
-      v = tsr_ew_unary(ins.op, v);
-    else if (ins.x == prev)
-      v = tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
-    else
-      v = tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
-    if (ins.round_f32) v = (double)(float)v;
-    prev = ins.dst;
+    v = chain_op(p, i, v);
+    if (p.code[i].round_f32) v = (double)(float)v;
   }
   return v;
 }
@@ -323,35 +329,21 @@ __device__ static inline uint4 philox_rk(uint4 c, const uint32_t *rk) {
   return c;
 }
 
-/* random_value of leaf 0 at element e: the same arithmetic. */
+/* random_value of leaf 0 at element e, its Philox words from the round keys. */
 __device__ static inline double gen_value(const dprog &p, long long e) {
   const dleaf &l = p.leaf[0];
   unsigned long long q = (unsigned long long)e >> 1;
-  uint4 w = philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), l.stream, 0), p.rk);
-  if (l.rng == RNG_UNIFORM) {
-    double u = (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
-    return l.a + (l.b - l.a) * u;
-  }
-  double r = sqrt(-2.0 * tsr_log(u01(w.x, w.y)));
-  return l.a + l.b * (r * tsr_sin_or_cos2pi(u01(w.z, w.w), (uint64_t)e & 1));
-}
-
-/* Operation i of a GEN chain on v (chain_rest without float32 rounding,
- * which GEN programs have none of). */
-__device__ static inline double gen_op(const dprog &p, int i, int prev, double v) {
-  const dinstr &ins = p.code[i];
-  if (ins.kind == I_UNARY) return tsr_ew_unary(ins.op, v);
-  if (ins.x == prev) return tsr_ew_binary(ins.op, v, p.reg_value[ins.y]);
-  return tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
+  return random_of_words(l, e, philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), l.stream, 0), p.rk));
 }
 
 /* The chain after its leaf: its first gen_steps operations as two fused
  * multiply-adds, each exactly the operation it stands for (see
- * gen_steps_of in gpu_prog.cu), then the rest as chain_rest takes them. */
+ * gen_steps_of in gpu_prog.cu), then the rest as chain_rest takes them
+ * (GEN programs round nothing to float32). */
 __device__ static inline double gen_chain(const dprog &p, double v) {
   v = fma(v, p.gen_m[0], p.gen_a[0]);
   v = fma(v, p.gen_m[1], p.gen_a[1]);
-  for (int i = 1 + p.gen_steps; i < p.ninstr; i++) v = gen_op(p, i, p.code[i - 1].dst, v);
+  for (int i = 1 + p.gen_steps; i < p.ninstr; i++) v = chain_op(p, i, v);
   return v;
 }
 
@@ -363,13 +355,6 @@ struct gen_walk {
   long long o, j, E, e;
 };
 
-/* 64-bit quotient, from a 32-bit division where both fit (box_coords). */
-__device__ static inline long long gen_div(long long n, long long d) {
-  if ((((unsigned long long)n | (unsigned long long)d) >> 32) == 0)
-    return (long long)((unsigned)n / (unsigned)d);
-  return n / d;
-}
-
 /* Leaf 0's element index at position j of row o: the sum of leaf_index,
  * the same 64-bit terms. */
 __device__ static long long gen_index(const dprog &p, const dbox &b, long long o, long long j) {
@@ -377,7 +362,7 @@ __device__ static long long gen_index(const dprog &p, const dbox &b, long long o
   int last = p.ndim - 1;
   long long e = l.e_const + l.e_coef[last] * (b.start[last] + j);
   for (int a = last - 1; a >= 0; a--) {
-    long long x = b.extent[a], q = gen_div(o, x);
+    long long x = b.extent[a], q = quot(o, x);
     e += l.e_coef[a] * (b.start[a] + (o - q * x));
     o = q;
   }
@@ -387,7 +372,7 @@ __device__ static long long gen_index(const dprog &p, const dbox &b, long long o
 /* The walk at element i of the box (ndim >= 1). */
 __device__ static inline void gen_start(const dprog &p, const dbox &b, long long i, gen_walk *w) {
   w->E = b.extent[p.ndim - 1];
-  w->o = gen_div(i, w->E);
+  w->o = quot(i, w->E);
   w->j = i - w->o * w->E;
   w->e = gen_index(p, b, w->o, w->j);
 }
@@ -398,7 +383,7 @@ __device__ static inline void gen_next(const dprog &p, const dbox &b, long long 
   w->j += steps;
   w->e += p.leaf[0].e_coef[p.ndim - 1] * steps;
   if (w->j >= w->E) { /* into a later row */
-    long long rows = gen_div(w->j, w->E);
+    long long rows = quot(w->j, w->E);
     w->j -= rows * w->E;
     w->o += rows;
     w->e = gen_index(p, b, w->o, w->j);

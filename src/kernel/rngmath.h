@@ -146,17 +146,26 @@ TSR_HD static inline double tsr_cos2pi_kernel(double r, double r2) {
   return h + tail;
 }
 
-/* sin(2 pi u) and cos(2 pi u) for u in [0, 1]. u = n/4 + r with integer n and
- * |r| <= 1/8 is exact (u is a multiple of 2^-53 in tessera), so the only
- * rounding is in the kernels; quarter turns give exact 0 and +-1. */
-TSR_HD static inline void tsr_sincos2pi(double u, double *s, double *c) {
+/* The shared part of tsr_sincos2pi and tsr_sin_or_cos2pi: u = n/4 + r with
+ * integer n and |r| <= 1/8 is exact (u is a multiple of 2^-53 in tessera),
+ * so the only rounding is in the kernels; q = n mod 4, sk and ck the
+ * kernels at r. */
+TSR_HD static inline uint64_t tsr_quarter_turns(double u, double *sk, double *ck) {
   /* Adding 1.5 * 2^52 rounds 4u to an integer n held in the low bits. */
   const double round_magic = 0x1.8p52;
   double t = fma(u, 4.0, round_magic);
-  uint64_t q = tsr_bits_of(t) & 3; /* quadrant: n mod 4 */
   double r = fma(t - round_magic, -0.25, u);
   double r2 = r * r;
-  double sk = tsr_sin2pi_kernel(r, r2), ck = tsr_cos2pi_kernel(r, r2);
+  *sk = tsr_sin2pi_kernel(r, r2);
+  *ck = tsr_cos2pi_kernel(r, r2);
+  return tsr_bits_of(t) & 3;
+}
+
+/* sin(2 pi u) and cos(2 pi u) for u in [0, 1]; quarter turns give exact 0
+ * and +-1. */
+TSR_HD static inline void tsr_sincos2pi(double u, double *s, double *c) {
+  double sk, ck;
+  uint64_t q = tsr_quarter_turns(u, &sk, &ck);
   /* Rotate by n quarter turns: odd n swaps sin and cos; the sign bits come
    * from n (sin < 0 for n = 2, 3; cos < 0 for n = 1, 2). */
   double sv = (q & 1) ? ck : sk, cv = (q & 1) ? sk : ck;
@@ -168,12 +177,8 @@ TSR_HD static inline void tsr_sincos2pi(double u, double *s, double *c) {
  * by the same operations (the same bits), without rotating the other: the
  * odd elements of a normal array take the sine, the even ones the cosine. */
 TSR_HD static inline double tsr_sin_or_cos2pi(double u, uint64_t want_sin) {
-  const double round_magic = 0x1.8p52;
-  double t = fma(u, 4.0, round_magic);
-  uint64_t q = tsr_bits_of(t) & 3;
-  double r = fma(t - round_magic, -0.25, u);
-  double r2 = r * r;
-  double sk = tsr_sin2pi_kernel(r, r2), ck = tsr_cos2pi_kernel(r, r2);
+  double sk, ck;
+  uint64_t q = tsr_quarter_turns(u, &sk, &ck);
   double v = ((q ^ want_sin) & 1) ? sk : ck;
   return tsr_double_of(tsr_bits_of(v) ^ (((q + (want_sin ^ 1)) & 2) << 62));
 }

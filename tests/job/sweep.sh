@@ -98,20 +98,6 @@ PY
 
 # ---- the groups do not change the table ---------------------------------------------------
 
-same_table() { # A B WHAT
-  "$PYNP" - "$1" "$2" <<'PY' || soft_fail "$3: the tables differ"
-import h5py, numpy as np, sys
-a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-keys = []
-a.visit(lambda k: keys.append(k) if isinstance(a[k], h5py.Dataset) else None)
-skip = ("trials/seconds", "trials/attempts", "trials/reused_bytes", "fits/coef/seconds")
-bad = [k for k in keys if k not in skip and
-       not (k in b and a[k].shape == b[k].shape and
-            np.array_equal(a[k][()], b[k][()], equal_nan=a[k].dtype.kind == "f"))]
-print("differ:", bad) if bad else None
-sys.exit(bool(bad))
-PY
-}
 capture out err mpi_tsr 3 sweep glm.tsr -o three.h5 $GRID
 [ "$RC" -eq 0 ] || fail "3 groups: exit $RC: $(cat err)"
 same_table one.h5 three.h5 "1 rank against 3 groups of 1"

@@ -119,21 +119,6 @@ done
 
 # The groups do not change a warm table: the batches are the same runs of
 # the trial list (auto: 16 on any number of groups; --batch 3: two paths).
-same_table() { # A B WHAT
-  "$PYNP" - "$1" "$2" <<'PY' || soft_fail "$3: the tables differ"
-import h5py, numpy as np, sys
-a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-keys = []
-a.visit(lambda k: keys.append(k) if isinstance(a[k], h5py.Dataset) else None)
-skip = ("trials/seconds", "trials/attempts", "trials/reused_bytes", "fits/coef/seconds")
-bad = [k for k in keys if k not in skip and
-       not (k in b and a[k].shape == b[k].shape and
-            np.array_equal(a[k][()], b[k][()], equal_nan=a[k].dtype.kind == "f"))]
-bad += [k for k in ("warm_start", "warm_start_batch") if a.attrs.get(k) != b.attrs.get(k)]
-print("differ:", bad) if bad else None
-sys.exit(bool(bad))
-PY
-}
 SET="--set solver=lbfgs --grid lam=0.5,2,8,30,100 --warm-start"
 capture out err mpi_tsr 2 sweep w.tsr -o groups.h5 $SET
 [ "$RC" -eq 0 ] || fail "2 groups: exit $RC: $(cat err)"
