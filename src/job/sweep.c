@@ -11,8 +11,8 @@
  * left. A trial is tessera run with the trial's --set values, its results
  * kept by the group's leader; a failure is that trial's record, and the
  * others go on. The leader writes the records of the trials that finished
- * together as one file: at the end of each batch, and every 0.1 s while
- * a batch runs on, so that a crash loses at most about 0.1 s of
+ * together as one file: at the end of each batch, and once a second while
+ * a batch runs on, so that a crash loses at most about a second of
  * finished trials (they run again on --resume) and a trial costs no file
  * and no fsync of its own. At the end world rank 0 merges the journal into
  * the output (sweep_merge.c) and prints the best trials.
@@ -49,7 +49,7 @@
 #include "util/signals.h"
 
 #define WARM_BATCH 16      /* --warm-start's auto --batch */
-#define RECORD_EVERY_S 0.1 /* a finished trial waits at most this long for its batch's end */
+#define RECORD_EVERY_S 1.0 /* a finished trial waits at most this long for its batch's end */
 
 typedef struct sweep {
   const tsr_options *opt;

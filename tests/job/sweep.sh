@@ -228,7 +228,7 @@ capture out err tsr sweep slow.tsr -o int.h5 $SLOW --resume
 same_table ref.h5 int.h5 "interrupted and resumed against straight through"
 
 # kill -9 of one rank of two: mpirun ends the other; the journal keeps every
-# trial it recorded (those that finished more than 0.1 s before the kill,
+# trial it recorded (those that finished more than a second before the kill,
 # or whose batch had ended).
 mpi_run 2 "$TESSERA" --quiet sweep slow.tsr -o k.h5 $SLOW >k.out 2>k.err &
 BG_PIDS="$!"
