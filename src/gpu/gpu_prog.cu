@@ -37,16 +37,38 @@ static int is_gen(const tsr_prog *p) {
   return p->leaves[0].rng == RNG_NORMAL || p->leaves[0].rng == RNG_UNIFORM;
 }
 
-/* A GEN chain's first operations (at most 2) that are v + c, c + v, v - c,
- * c - v, v * c or c * v with a constant c, as v -> fma(v, m, a): m = +-1
- * and a = +-c for the additions and subtractions (v * m is exact, so the
- * one rounding is the sum's: x - y is x + (-y) in IEEE arithmetic), m = c
- * and a = -0 for products (the exact product plus -0 is the product, also
- * when it is +0 or -0). The rest of the chain runs as it is. */
+/* Whether w * x is exact for every value x a random leaf gives before its
+ * a and b (normals: 0 or 1e-23 <= |x| < 9; uniforms: 2^-53 <= x <= 1): w a
+ * power of two that keeps those products normal. */
+static int scales_exactly(double w) {
+  int ex;
+  double m = frexp(w, &ex);
+  return (m == 0.5 || m == -0.5) && ex > -512 && ex < 512;
+}
+
+/* A GEN program's two steps v -> fma(v, m, a) (gen_value). First the
+ * leaf's a + w x (normal: w = b; uniform: w = b - a, as random_of_words
+ * computes them): one step fma(x, w, a) where w x is exact (the one
+ * rounding is then the sum's), else two, fma(x, w, -0) (the product, also
+ * when it is +0 or -0) and fma(v, 1, a) (the sum). Then, while steps are
+ * left, the chain's operations v + c, c + v, v - c, c - v, v * c or c * v
+ * with a constant c: m = +-1 and a = +-c for the additions and
+ * subtractions (v * m is exact, so the one rounding is the sum's: x - y is
+ * x + (-y) in IEEE arithmetic), m = c and a = -0 for products. The rest of
+ * the chain runs as it is (GEN_REST). */
 static void gen_steps_of(const tsr_prog *p, dprog *d) {
-  d->gen_steps = 0;
+  int n = 0;
   for (int k = 0; k < 2; k++) d->gen_m[k] = 1.0, d->gen_a[k] = -0.0; /* fma(v, 1, -0) = v */
-  for (int i = 1; i < p->ninstr && d->gen_steps < 2; i++) {
+  const tsr_leaf *l = &p->leaves[0];
+  double w = l->rng == RNG_UNIFORM ? l->b - l->a : l->b;
+  if (scales_exactly(w)) {
+    d->gen_m[n] = w, d->gen_a[n++] = l->a;
+  } else {
+    d->gen_m[n] = w, d->gen_a[n++] = -0.0;
+    d->gen_m[n] = 1.0, d->gen_a[n++] = l->a;
+  }
+  d->gen_ops = 0;
+  for (int i = 1; i < p->ninstr && n < 2; i++) {
     const tsr_instr *c = &p->code[i];
     if (c->kind != I_BINARY) break;
     int left = c->x != p->code[i - 1].dst;
@@ -59,10 +81,11 @@ static void gen_steps_of(const tsr_prog *p, dprog *d) {
       m = k, a = -0.0;
     else
       break;
-    d->gen_m[d->gen_steps] = m;
-    d->gen_a[d->gen_steps] = a;
-    d->gen_steps++;
+    d->gen_m[n] = m;
+    d->gen_a[n++] = a;
+    d->gen_ops++;
   }
+  if (1 + d->gen_ops < p->ninstr) d->chain = GEN_REST;
 }
 
 /* ---- host side ------------------------------------------------------------ */

@@ -86,16 +86,18 @@ struct dinstr {
 /* chain: 0, a program of registers (eval_element); CHAIN, a chain
  * (eval_chain); GEN, a chain from a random leaf 0 with no float32 rounding,
  * which the full reductions walk with its element index kept per thread and
- * Philox's round keys precomputed (rk: round i's key words 2i, 2i + 1). */
-enum { CHAIN = 1, GEN = 2 };
+ * Philox's round keys precomputed (rk: round i's key words 2i, 2i + 1), and
+ * GEN_REST, one such whose chain goes on after the two steps (gen_rest). */
+enum { CHAIN = 1, GEN = 2, GEN_REST = 3 };
 struct dprog {
   int ndim, nleaves, ninstr, result, chain;
   uint32_t rk[20];
-  /* GEN: the chain's first operations that are an addition, subtraction or
-   * multiplication by a constant, as v -> fma(v, gen_m, gen_a), at most 2
-   * (gen_chain); unused steps are fma(v, 1, -0), which is v */
+  /* GEN: the leaf's a + b x and then the chain's first operations that are
+   * an addition, subtraction or multiplication by a constant, as two steps
+   * v -> fma(v, gen_m, gen_a) (gen_value); unused steps are fma(v, 1, -0),
+   * which is v; gen_ops: the chain's operations they took */
   double gen_m[2], gen_a[2];
-  int gen_steps;
+  int gen_ops;
   dleaf leaf[MAX_LEAVES];
   dinstr code[MAX_INSTR];
   int reg_const[MAX_REGS];
@@ -329,21 +331,104 @@ __device__ static inline uint4 philox_rk(uint4 c, const uint32_t *rk) {
   return c;
 }
 
-/* random_value of leaf 0 at element e, its Philox words from the round keys. */
-__device__ static inline double gen_value(const dprog &p, long long e) {
-  const dleaf &l = p.leaf[0];
+/* Leaf 0's Philox words at element e. */
+__device__ static inline uint4 gen_words(const dprog &p, long long e) {
   unsigned long long q = (unsigned long long)e >> 1;
-  return random_of_words(l, e, philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), l.stream, 0), p.rk));
+  return philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), p.leaf[0].stream, 0), p.rk);
 }
 
-/* The chain after its leaf: its first gen_steps operations as two fused
- * multiply-adds, each exactly the operation it stands for (see
- * gen_steps_of in gpu_prog.cu), then the rest as chain_rest takes them
- * (GEN programs round nothing to float32). */
-__device__ static inline double gen_chain(const dprog &p, double v) {
+/* n / d and sqrt(x), correctly rounded, as CUDA's own division and square
+ * root compute them when their operands are ordinary (the hardware's
+ * reciprocal or reciprocal-root estimate, low word included, then the same
+ * Newton steps: with a low word of 0, 68 quotients in 2e9 were 1 ulp off), but
+ * without the test and branch to the slow path that division and sqrt take
+ * for operands near the ends of the exponent range, zeros, infinities and
+ * NaN. Only for the walk's operands, where that path is never needed: log's
+ * f / (2 + f) with f in [-0.30, 0.42] (f = 0 gives +0, as IEEE does), and
+ * the root of -2 log u in [0, 74] for u in (0, 1], whose zero (u = 1) is
+ * selected as it is. The branch-free walk is one basic block, which the
+ * compiler can schedule as one; checked against __ddiv_rn and __dsqrt_rn
+ * on those domains (tests/gpu/gen_math.c) and, element by element, against
+ * the general kernels (tests/gpu/gpu_backend.sh, TESSERA_GPU_NO_WALK). */
+__device__ static inline double gen_div(double n, double d) {
+  double y;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(d));
+  y = __hiloint2double(__double2hiint(y), 1); /* CUDA's own estimate has low word 1 */
+  double e = fma(-d, y, 1.0);
+  e = fma(e, e, e);
+  y = fma(y, e, y);
+  e = fma(-d, y, 1.0);
+  y = fma(y, e, y);
+  double q = n * y;
+  return fma(y, fma(-d, q, n), q);
+}
+__device__ static inline double gen_sqrt(double x) {
+  double y;
+  asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+  /* the low word CUDA's own estimate has */
+  y = __hiloint2double(__double2hiint(y), __double2hiint(x) + (int)0xfcb00000u);
+  double e = fma(x, -(y * y), 1.0);
+  y = fma(fma(e, 0.375, 0.5), y * e, y);
+  double s = x * y;
+  double r = fma(s, -s, x);
+  return x == 0.0 ? x : fma(r, y * 0.5, s);
+}
+
+/* The polynomial coefficients of gen_sin_or_cos2pi, in each block's shared
+ * memory: row 1 sin's (P6 ... P0), row 0 cos's after a 0 (0, Q5 ... Q0:
+ * fma(r2, 0, Q5) is Q5, so seven entries take either through the same six
+ * fused multiply-adds). */
+struct gen_table {
+  double poly[2][8];
+};
+/* Every thread of the block calls it, before any returns. */
+__device__ static inline void gen_table_fill(gen_table *t) {
+  int i = threadIdx.x;
+  if (i < 7) t->poly[1][i] = tsr_rng_coef_dev[TSR_RC_SIN_P6 + i];
+  if (i == 7) t->poly[0][0] = 0.0;
+  if (i >= 8 && i < 14) t->poly[0][i - 7] = tsr_rng_coef_dev[TSR_RC_COS_Q5 + (i - 8)];
+  __syncthreads();
+}
+
+/* tsr_sin_or_cos2pi, the same operations on the same values, with only the
+ * polynomial that the quarter needs: which one differs from element to
+ * element, so each thread reads its coefficients from the table instead of
+ * evaluating both (W1: 9 fewer instructions an element, 2026-11-26). */
+__device__ static inline double gen_sin_or_cos2pi(const gen_table &t, double u, uint64_t want_sin) {
+  double r, r2;
+  uint64_t q = tsr_quarter_reduce(u, &r, &r2);
+  uint64_t s = tsr_quarter_uses_sin(q, want_sin);
+  const double *c = t.poly[s];
+  double p = fma(r2, c[0], c[1]);
+#pragma unroll
+  for (int k = 2; k < 7; k++) p = fma(r2, p, c[k]);
+  double vs = tsr_sin2pi_tail(r, r2, p), vc = tsr_cos2pi_tail(r, r2, p);
+  return tsr_quarter_sign(s ? vs : vc, q, want_sin);
+}
+
+/* Leaf 0's value at element e from its Philox words w before its a and b,
+ * which the steps apply (gen_value): a standard normal r * sin-or-cos as
+ * random_of_words computes it, or the uniform u. */
+template <bool NORMAL>
+__device__ static inline double gen_raw(const gen_table &t, long long e, uint4 w) {
+  if (!NORMAL) return (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
+  double k, f = tsr_log_reduce(u01(w.x, w.y), &k);
+  double r = gen_sqrt(-2.0 * tsr_log_finish(f, k, gen_div(f, 2.0 + f)));
+  return r * gen_sin_or_cos2pi(t, u01(w.z, w.w), (uint64_t)e & 1);
+}
+
+/* The leaf's value and the chain's first operations as the program's two
+ * fused multiply-adds, each exactly the operation(s) it stands for (see
+ * gen_steps_of in gpu_prog.cu); the rest of the chain, if any, follows
+ * (gen_rest). GEN programs round nothing to float32. */
+template <bool NORMAL>
+__device__ static inline double gen_value(const dprog &p, const gen_table &t, long long e, uint4 w) {
+  double v = gen_raw<NORMAL>(t, e, w);
   v = fma(v, p.gen_m[0], p.gen_a[0]);
-  v = fma(v, p.gen_m[1], p.gen_a[1]);
-  for (int i = 1 + p.gen_steps; i < p.ninstr; i++) v = chain_op(p, i, v);
+  return fma(v, p.gen_m[1], p.gen_a[1]);
+}
+__device__ static inline double gen_rest(const dprog &p, double v) {
+  for (int i = 1 + p.gen_ops; i < p.ninstr; i++) v = chain_op(p, i, v);
   return v;
 }
 

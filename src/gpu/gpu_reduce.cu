@@ -39,6 +39,22 @@ template <int KIND> struct accum {
     }
     n += 1;
   }
+  /* add without counting, for walks that count their elements once
+   * (counted): every kind but the extremes, whose add looks at n */
+  __device__ void put(double x) {
+    if (KIND == RED_MIN || KIND == RED_MAX) {
+      add(x);
+    } else if (KIND == RED_SUM || KIND == RED_MEAN) {
+      a += x;
+    } else {
+      double d = x - k;
+      a += d;
+      b += d * d;
+    }
+  }
+  __device__ void counted(long long m) {
+    if (KIND != RED_MIN && KIND != RED_MAX) n += (double)m;
+  }
   __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
 };
 
@@ -73,19 +89,64 @@ struct slice_args {
  * range of the chunk's elements; thread t takes every THREADS-th of them in
  * order; the block's threads combine by a fixed tree. A sliced launch
  * gives each thread the same elements in the same order: the same bits. */
-/* GEN kernels are held to 64 registers, 4 blocks of THREADS per SM (50 %
- * occupancy; left alone they take 68 and fit 3): W1 0.627 -> 0.617 s on an
- * H200; 5 blocks (51 registers, more stack) was slower, 0.646 s
- * (bench/RESULTS.md, 2026-11-26 15:30). */
+/* A thread's elements i, i + THREADS, ... < hi of a GEN program, walked
+ * row by row: within a row the element index only grows by a fixed step,
+ * so the loop keeps a 32-bit count and a 64-bit index (gen_next computes
+ * the next row's). The loop body is branch-free (gen_div, gen_sqrt). GEN
+ * (no operations after the steps) takes two elements an iteration: one
+ * basic block of two independent elements that the compiler interleaves,
+ * each constant read once for both (W1: 183 -> 165 instructions an
+ * element, 2026-11-26). The elements are added in the same order either
+ * way, so the bits do not depend on the pairing. */
+template <int KIND, int MODE, bool NORMAL>
+__device__ static void gen_walk_run(const dprog &p, const gen_table &t, const dbox &b,
+                                    long long i, long long hi, accum<KIND> &acc) {
+  long long left = (hi - i + THREADS - 1) / THREADS;
+  acc.counted(left);
+  gen_walk w;
+  gen_start(p, b, i, &w);
+  long long step = p.leaf[0].e_coef[p.ndim - 1] * THREADS;
+  for (;;) {
+    long long inrow = (w.E - w.j + THREADS - 1) / THREADS, most = 1 << 30;
+    int seg = (int)(inrow < left ? (inrow < most ? inrow : most) : (left < most ? left : most));
+    long long e = w.e;
+    int c = 0;
+    if (MODE == GEN)
+      for (; c + 1 < seg; c += 2) {
+        uint4 w0 = gen_words(p, e), w1 = gen_words(p, e + step);
+        double v0 = gen_value<NORMAL>(p, t, e, w0), v1 = gen_value<NORMAL>(p, t, e + step, w1);
+        acc.put(v0);
+        acc.put(v1);
+        e += 2 * step;
+      }
+    for (; c < seg; c++) {
+      double v = gen_value<NORMAL>(p, t, e, gen_words(p, e));
+      acc.put(MODE == GEN_REST ? gen_rest(p, v) : v);
+      e += step;
+    }
+    left -= seg;
+    if (left == 0) break;
+    gen_next(p, b, (long long)seg * THREADS, &w);
+  }
+}
+
+/* GEN kernels run 3 blocks of THREADS per SM (80 registers: the pairs'
+ * own), GEN_REST ones 4 (64 registers; left alone they take 68 and fit 3):
+ * W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks (51
+ * registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
+ * 2026-11-26 15:30). */
 #ifndef GEN_MIN_BLOCKS
-#define GEN_MIN_BLOCKS 4
+#define GEN_MIN_BLOCKS 3
 #endif
+#define MIN_BLOCKS(MODE) ((MODE) == GEN ? GEN_MIN_BLOCKS : (MODE) == GEN_REST ? 4 : 1)
 template <int KIND, int MODE, bool SLICED>
-__global__ void __launch_bounds__(THREADS, MODE == GEN ? GEN_MIN_BLOCKS : 1) reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE)) reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
                                    const int *nparts, tsr_stat *out, long long out_stride,
                                    slice_args sl) {
   __shared__ tsr_stat part[THREADS];
   __shared__ double shift;
+  __shared__ gen_table table;
+  if (MODE >= GEN) gen_table_fill(&table);
   int chunk = blockIdx.y, t = threadIdx.x;
   int nb = nparts[chunk];
   accum<KIND> acc;
@@ -115,13 +176,11 @@ __global__ void __launch_bounds__(THREADS, MODE == GEN ? GEN_MIN_BLOCKS : 1) red
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if (MODE == GEN) {
-      gen_walk w;
-      if (i < hi) gen_start(p, b, i, &w);
-      for (; i < hi; i += THREADS) {
-        acc.add(gen_chain(p, gen_value(p, w.e)));
-        gen_next(p, b, THREADS, &w);
-      }
+    if (MODE >= GEN) {
+      if (i < hi && p.leaf[0].rng == RNG_NORMAL)
+        gen_walk_run<KIND, MODE, true>(p, table, b, i, hi, acc);
+      else if (i < hi)
+        gen_walk_run<KIND, MODE, false>(p, table, b, i, hi, acc);
     } else {
       if (i < hi) box_coords(b, p.ndim, i, idx);
       for (; i < hi; i += THREADS) {
@@ -335,6 +394,8 @@ static void launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s,
                          slice_args sl) {
   if (d->chain == GEN)
     launch_reduce_full<GEN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+  else if (d->chain == GEN_REST)
+    launch_reduce_full<GEN_REST>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
   else if (d->chain)
     launch_reduce_full<CHAIN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
   else

@@ -89,8 +89,11 @@ TSR_HD static inline double tsr_double_of(uint64_t b) {
 
 /* Natural log of a positive, finite, normal x (fdlibm's scheme): x = 2^k m
  * with m in [sqrt(1/2), sqrt(2)), f = m - 1, s = f / (2 + f), and
- * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)). */
-TSR_HD static inline double tsr_log(double x) {
+ * log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)). In two parts around its one
+ * division, which the GPU's walking kernels do without the general path's
+ * checks (gpu_prog.cuh, gen_div): tsr_log_reduce gives f and k, and
+ * tsr_log_finish the log from f, k and s. */
+TSR_HD static inline double tsr_log_reduce(double x, double *k) {
   const uint64_t sqrt_half = 0x3fe6a09e667f3bcdULL;
   uint64_t ix = tsr_bits_of(x);
   /* The 2^62 bias keeps the difference non-negative, so a logical shift
@@ -99,9 +102,11 @@ TSR_HD static inline double tsr_log(double x) {
   uint64_t kb = (ix - sqrt_half + (1ULL << 62)) >> 52;
   double m = tsr_double_of(ix - ((kb - 1024) << 52));
   /* Exact int -> double without a 64-bit conversion instruction. */
-  double k = tsr_double_of(0x4330000000000000ULL | kb) - (0x1p52 + 1024.0);
-  double f = m - 1.0;
-  double s = f / (2.0 + f);
+  *k = tsr_double_of(0x4330000000000000ULL | kb) - (0x1p52 + 1024.0);
+  return m - 1.0;
+}
+
+TSR_HD static inline double tsr_log_finish(double f, double k, double s) {
   double z = s * s;
   double p = fma(z, TSR_RC(LOG_P6), TSR_RC(LOG_P5));
   p = fma(z, p, TSR_RC(LOG_P4));
@@ -116,27 +121,38 @@ TSR_HD static inline double tsr_log(double x) {
   return fma(k, TSR_RC(LOG_LN2_HI), f - (hfsq - y)); /* k * ln2_hi is exact */
 }
 
+TSR_HD static inline double tsr_log(double x) {
+  double k, f = tsr_log_reduce(x, &k);
+  return tsr_log_finish(f, k, f / (2.0 + f));
+}
+
 /* sin(2 pi r) for |r| <= 1/8: 2 pi r + r^3 P(r^2), the leading term in
- * double-double so that the result keeps its last bit. */
-TSR_HD static inline double tsr_sin2pi_kernel(double r, double r2) {
+ * double-double so that the result keeps its last bit. Polynomial and tail
+ * apart, for the GPU's walking kernels, which evaluate only the polynomial
+ * each element needs (gpu_prog.cuh, gen_sin_or_cos2pi). */
+TSR_HD static inline double tsr_sin2pi_poly(double r2) {
   double p = fma(r2, TSR_RC(SIN_P6), TSR_RC(SIN_P5));
   p = fma(r2, p, TSR_RC(SIN_P4));
   p = fma(r2, p, TSR_RC(SIN_P3));
   p = fma(r2, p, TSR_RC(SIN_P2));
   p = fma(r2, p, TSR_RC(SIN_P1));
-  p = fma(r2, p, TSR_RC(SIN_P0));
+  return fma(r2, p, TSR_RC(SIN_P0));
+}
+TSR_HD static inline double tsr_sin2pi_tail(double r, double r2, double p) {
   return fma(TSR_RC(SIN_TWOPI_HI), r, r * fma(r2, p, TSR_RC(SIN_TWOPI_LO)));
 }
 
 /* cos(2 pi r) for |r| <= 1/8: 1 - 2 pi^2 r^2 + r^4 Q(r^2). The first two
  * terms are summed with their rounding errors carried into the tail, which
  * keeps the result within 1 ulp (cos is >= 0.7 here, so 1 - h is exact). */
-TSR_HD static inline double tsr_cos2pi_kernel(double r, double r2) {
+TSR_HD static inline double tsr_cos2pi_poly(double r2) {
   double q = fma(r2, TSR_RC(COS_Q5), TSR_RC(COS_Q4));
   q = fma(r2, q, TSR_RC(COS_Q3));
   q = fma(r2, q, TSR_RC(COS_Q2));
   q = fma(r2, q, TSR_RC(COS_Q1));
-  q = fma(r2, q, TSR_RC(COS_Q0));
+  return fma(r2, q, TSR_RC(COS_Q0));
+}
+TSR_HD static inline double tsr_cos2pi_tail(double r, double r2, double q) {
   double r2_lo = fma(r, r, -r2); /* r * r == r2 + r2_lo exactly */
   double h = fma(TSR_RC(COS_C2_HI), r2, 1.0);
   double h_err = fma(TSR_RC(COS_C2_HI), r2, 1.0 - h);
@@ -146,19 +162,26 @@ TSR_HD static inline double tsr_cos2pi_kernel(double r, double r2) {
   return h + tail;
 }
 
-/* The shared part of tsr_sincos2pi and tsr_sin_or_cos2pi: u = n/4 + r with
- * integer n and |r| <= 1/8 is exact (u is a multiple of 2^-53 in tessera),
- * so the only rounding is in the kernels; q = n mod 4, sk and ck the
- * kernels at r. */
-TSR_HD static inline uint64_t tsr_quarter_turns(double u, double *sk, double *ck) {
+/* u = n/4 + r with integer n and |r| <= 1/8 is exact (u is a multiple of
+ * 2^-53 in tessera), so the only rounding is in the kernels; the reduction
+ * gives r, r^2 and q = n mod 4. */
+TSR_HD static inline uint64_t tsr_quarter_reduce(double u, double *r, double *r2) {
   /* Adding 1.5 * 2^52 rounds 4u to an integer n held in the low bits. */
   const double round_magic = 0x1.8p52;
   double t = fma(u, 4.0, round_magic);
-  double r = fma(t - round_magic, -0.25, u);
-  double r2 = r * r;
-  *sk = tsr_sin2pi_kernel(r, r2);
-  *ck = tsr_cos2pi_kernel(r, r2);
+  *r = fma(t - round_magic, -0.25, u);
+  *r2 = *r * *r;
   return tsr_bits_of(t) & 3;
+}
+
+/* The shared part of tsr_sincos2pi and tsr_sin_or_cos2pi: q = n mod 4, sk
+ * and ck the kernels at r. */
+TSR_HD static inline uint64_t tsr_quarter_turns(double u, double *sk, double *ck) {
+  double r, r2;
+  uint64_t q = tsr_quarter_reduce(u, &r, &r2);
+  *sk = tsr_sin2pi_tail(r, r2, tsr_sin2pi_poly(r2));
+  *ck = tsr_cos2pi_tail(r, r2, tsr_cos2pi_poly(r2));
+  return q;
 }
 
 /* sin(2 pi u) and cos(2 pi u) for u in [0, 1]; quarter turns give exact 0
@@ -175,12 +198,19 @@ TSR_HD static inline void tsr_sincos2pi(double u, double *s, double *c) {
 
 /* One result of tsr_sincos2pi, sin(2 pi u) where want_sin is 1, cos where 0,
  * by the same operations (the same bits), without rotating the other: the
- * odd elements of a normal array take the sine, the even ones the cosine. */
+ * odd elements of a normal array take the sine, the even ones the cosine.
+ * The kernel it takes is the sine's where tsr_quarter_uses_sin, and
+ * tsr_quarter_sign gives that kernel's value its sign. */
+TSR_HD static inline uint64_t tsr_quarter_uses_sin(uint64_t q, uint64_t want_sin) {
+  return (q ^ want_sin) & 1;
+}
+TSR_HD static inline double tsr_quarter_sign(double v, uint64_t q, uint64_t want_sin) {
+  return tsr_double_of(tsr_bits_of(v) ^ (((q + (want_sin ^ 1)) & 2) << 62));
+}
 TSR_HD static inline double tsr_sin_or_cos2pi(double u, uint64_t want_sin) {
   double sk, ck;
   uint64_t q = tsr_quarter_turns(u, &sk, &ck);
-  double v = ((q ^ want_sin) & 1) ? sk : ck;
-  return tsr_double_of(tsr_bits_of(v) ^ (((q + (want_sin ^ 1)) & 2) << 62));
+  return tsr_quarter_sign(tsr_quarter_uses_sin(q, want_sin) ? sk : ck, q, want_sin);
 }
 
 #endif

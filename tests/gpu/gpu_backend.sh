@@ -37,7 +37,9 @@ done
 # recomputes the index of every element, must give the same bits: slices
 # with negative and odd steps, 1 to 3 axes, rows that end mid-stride,
 # constants on either side, unary operations, long chains, moments, a
-# uniform leaf, and a chunk large enough to be sliced.
+# uniform leaf, and a chunk large enough to be sliced; the leaf's a and b as
+# one step (b a power of two) or two (not), with and without operations
+# after the steps, rows of odd and even length (the walk pairs elements).
 for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 1)[::2, ::2])' \
          'sum((3 - normal(1, 2, shape=(300, 40, 500), chunks=(70, 13, 120), seed=11)[::-3, :, 1::2]) * 0.5)' \
          'mean(2 * uniform(shape=(5000, 3001), chunks=(900, 777), seed=12)[::-1, 1::3])' \
@@ -46,7 +48,11 @@ for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 
          'max(abs(normal(shape=(2000, 2000), chunks=512, seed=7)) / 4 - 1)' \
          'min(1 / sqrt(uniform(shape=(3000, 3000), chunks=1000, seed=8)))' \
          'sum(exp(-normal(shape=(1000, 1000), chunks=300, seed=3) ** 2) * 2 + 1 - 3)' \
-         'sum(normal(shape=(40000, 20000), chunks=(40000, 20000), seed=13) * 2)'; do
+         'sum(normal(shape=(40000, 20000), chunks=(40000, 20000), seed=13) * 2)' \
+         'sum((normal(0.5, 0.3, shape=(3001, 999), chunks=(700, 333), seed=14) + 1) * 2 - 7)' \
+         'max(uniform(-2, 3, shape=(2999, 1001), chunks=(1000, 1001), seed=15)[1::2, ::3] * 3)' \
+         'mean(normal(-4, 0.125, shape=(777, 1333), chunks=(200, 400), seed=16) - 1)' \
+         'min(uniform(1, 2, shape=(1001, 1001), chunks=(333, 1001), seed=17)[:, 1::2])'; do
   walk=$(gpu "$e")
   expect_eq "$walk" "$(TESSERA_GPU_NO_WALK=1 gpu "$e")" "the walking and general kernels on $e"
 done
