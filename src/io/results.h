@@ -56,7 +56,7 @@ typedef struct tsr_results_set {
   int n, cap;
 } tsr_results_set;
 
-/* Copies items into s, each named "group/NAME". */
+/* Copies items into s, each named "group/NAME" (NAME when group is NULL). */
 int tsr_results_set_add(tsr_results_set *s, const char *group, const tsr_result_item *items, int n);
 /* Drops the items after the first n (a run that failed after adding). */
 void tsr_results_set_truncate(tsr_results_set *s, int n);

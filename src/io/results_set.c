@@ -51,11 +51,11 @@ static int copy_strings(tsr_result_item *to, const tsr_result_item *from, size_t
   return s ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory keeping results");
 }
 
-/* A deep copy of from, named "group/name", into to (zeroed). */
+/* A deep copy of from, named "group/name" (or name), into to (zeroed). */
 static int copy_item(tsr_result_item *to, const char *group, const tsr_result_item *from) {
-  size_t n = count_of(from), len = strlen(group) + strlen(from->name) + 2;
+  size_t n = count_of(from), len = (group ? strlen(group) + 1 : 0) + strlen(from->name) + 1;
   char *name = malloc(len);
-  if (name) snprintf(name, len, "%s/%s", group, from->name);
+  if (name) snprintf(name, len, "%s%s%s", group ? group : "", group ? "/" : "", from->name);
   *to = *from;
   to->name = name;
   to->shape = dup_bytes(from->shape, sizeof *from->shape * (size_t)from->ndim);

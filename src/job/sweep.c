@@ -12,10 +12,13 @@
  * kept by the group's leader; a failure is that trial's record, and the
  * others go on. The leader writes the records of the trials that finished
  * together as one file: at the end of each batch, and once a second while
- * a batch runs on, so that a crash loses at most about a second of
- * finished trials (they run again on --resume) and a trial costs no file
- * and no fsync of its own. At the end world rank 0 merges the journal into
- * the output (sweep_merge.c) and prints the best trials.
+ * a batch runs on, so that a trial costs no file and no fsync of its own.
+ * Each finished trial is also appended at once to the group's pending file
+ * (one write, not synced), which the next load salvages: a killed process
+ * loses no finished trial, and a power cut or a node crash at most about a
+ * second's worth (they run again on --resume). At the end world rank 0
+ * merges the journal into the output (sweep_merge.c) and prints the best
+ * trials.
  *
  * A group takes --batch trials at once and lists their jobs' GLM fits
  * first (interpreting each, computing nothing): fits of the same data and

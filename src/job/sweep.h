@@ -4,7 +4,9 @@
  *   (sweep_plan.c), and the journal, a directory beside the output where
  *   the trials' outcomes are written atomically as they finish (those that
  *   finish together in one file), so that a crash loses no recorded trial
- *   and --resume and --merge can read it (sweep_journal.c).
+ *   and --resume and --merge can read it (sweep_journal.c); each finished
+ *   trial is also appended at once to its group's pending file (its blobs:
+ *   sweep_pending.c), so that a killed process loses no finished trial.
  */
 #ifndef TSR_JOB_SWEEP_H
 #define TSR_JOB_SWEEP_H
@@ -86,7 +88,9 @@ int tsr_journal_manifest(const char *dir, char **text);
 int tsr_journal_job(const char *dir, char **text);
 
 /* Every trial's record (recs: ntrials): the latest run's, or TODO; its
- * attempts count the starts marked too (a run that crashed). */
+ * attempts count the starts marked too (a run that crashed). First the
+ * pending files that no live process holds become records files. Not while
+ * this process has a journal begun: its own lock would not keep it out. */
 int tsr_journal_load(const char *dir, int64_t ntrials, tsr_trial_record *recs);
 /* "trial-NNNNNN": the group of trial t's results in a records file. */
 void tsr_journal_group(int64_t t, char *group, size_t n);
@@ -95,29 +99,61 @@ void tsr_journal_group(int64_t t, char *group, size_t n);
 void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, char *path,
                          size_t n, char *group, size_t gn);
 
+/* A growing byte buffer (a pending file's blob, salvaged records). */
+typedef struct tsr_bytes {
+  unsigned char *p;
+  size_t len, cap;
+} tsr_bytes;
+
 /* A group leader's records of one run: starts appended to a log as the
  * trials start; finished trials kept (their results in results, added by
  * tsr_run_job under tsr_journal_group) until tsr_journal_flush writes them
- * as one records file, with one fsync. */
+ * as one records file, with one fsync. Each kept trial is also appended to
+ * the pending file with one write and no fsync, which the flush empties: a
+ * load salvages what a killed process left there. */
 typedef struct tsr_journal {
   char dir[4096];
-  int run, log, has_log;
+  int run, group, log, has_log;
+  int pending, has_pending; /* the pending file, locked while open */
   tsr_results_set results;
-  char *text; /* the kept trials' records, a line each */
+  int sent;       /* results items already in the pending file */
+  tsr_bytes blob; /* a kept trial's blob, reused */
+  char *text;     /* the kept trials' records, a line each */
   size_t len, cap;
   int64_t first; /* the first kept trial (-1: none) */
   int kept;
 } tsr_journal;
 
-/* Opens group's start log of run in dir. */
+/* Opens group's start log and pending file of run in dir. */
 int tsr_journal_begin(tsr_journal *j, const char *dir, int run, int group);
 /* Marks trial t's start (its attempts so far, this one included). */
 int tsr_journal_start(tsr_journal *j, int64_t t, int attempts);
-/* Keeps trial t's record (ok: its results are in j->results). */
+/* Keeps trial t's record (ok: its results are the items of j->results
+ * added since the last keep) and appends both to the pending file. */
 int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r);
-/* Writes the kept trials as one records file; they are then recorded. */
+/* Writes the kept trials as one records file; they are then recorded, and
+ * the pending file is emptied. */
 int tsr_journal_flush(tsr_journal *j);
-/* Closes the log and frees what is kept (unwritten: flush first). */
+/* Closes the log and the pending file (removed when empty) and frees what
+ * is kept (unwritten: flush first, or it waits in the pending file for the
+ * next load). */
 void tsr_journal_end(tsr_journal *j);
+
+/* ---- the pending file's blobs (sweep_pending.c) ---- */
+
+/* Appends n bytes of p to b. */
+int tsr_bytes_put(tsr_bytes *b, const void *p, size_t n);
+void tsr_bytes_free(tsr_bytes *b);
+
+/* One kept trial as a blob, into b (its old contents replaced): its record
+ * line (len bytes) and its results items. */
+int tsr_pending_encode(tsr_bytes *b, const char *line, size_t len, const tsr_result_item *items,
+                       int n);
+/* The blob at the start of p (n bytes): when it is whole and its checksum
+ * holds, *used is its size, *line and *len its record line (in p) and its
+ * items are added to set (their names as they are); otherwise (torn or
+ * damaged) *used is 0 and nothing is added. */
+int tsr_pending_decode(const unsigned char *p, size_t n, size_t *used, const char **line,
+                       size_t *len, tsr_results_set *set);
 
 #endif

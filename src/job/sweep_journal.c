@@ -13,13 +13,25 @@
  *                             line each (status, attempts, seconds, reused
  *                             bytes, error), and each ok trial's results
  *                             under its group trial-NNNNNN
+ *   pending-RRRRRR-GGGGGG.bin the trials group G of run R finished since its
+ *                             last records file, a blob each (record line and
+ *                             results, sweep_pending.c), appended as each
+ *                             finishes and emptied when the records file is
+ *                             written; locked (fcntl) while its group lives
  * A records file is written under a temporary name, synced and renamed
  * (atomic on one file system), then the directory is synced, and a trial
- * is finished exactly when a records file holds it: a crash at any moment leaves every recorded trial
- * whole and the rest to redo. A later run's record of a trial replaces an
- * earlier one's. The start marks only count attempts: they are not synced,
- * so a power cut (not a killed process) may lose the last ones. Journals of
- * older versions, one trial-NNNNNN.try, .rec and .h5 each, are still read.
+ * is finished exactly when a records file holds it: a crash at any moment
+ * leaves every recorded trial whole and the rest to redo. A later run's
+ * record of a trial replaces an earlier one's. The records files are
+ * written once a second at most (an fsync each trial would cost more than
+ * a small trial); in between, each finished trial is one write() to the
+ * pending file, not synced: once it returns the kernel has it, so a killed
+ * process (kill -9, a segfault, the OOM killer) loses no finished trial,
+ * and only a power cut or a node crash can lose the last second's. A load
+ * first salvages the pending files no live process holds (their lock is
+ * free) into the records files their flush would have written. The start
+ * marks only count attempts: they are not synced either. Journals of older
+ * versions, one trial-NNNNNN.try, .rec and .h5 each, are still read.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -30,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/results.h"
@@ -106,10 +119,10 @@ static int journal_name(const char *name, const char *prefix, const char *suffix
 
 static int is_trial_file(const char *name) {
   return !strncmp(name, "trial-", 6) || !strncmp(name, "records-", 8) ||
-         !strncmp(name, "starts-", 7);
+         !strncmp(name, "starts-", 7) || !strncmp(name, "pending-", 8);
 }
 
-/* Whether dir holds a trial's files (starts, records or results). */
+/* Whether dir holds a trial's files (starts, records, pending or results). */
 static int has_trials(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -141,7 +154,8 @@ static int last_run(const char *dir) {
   for (struct dirent *e; d && (e = readdir(d));)
     if (journal_name(e->d_name, "run-", "", &a, &b) ||
         journal_name(e->d_name, "records-", ".h5", &a, &b) ||
-        journal_name(e->d_name, "starts-", ".log", &a, &b))
+        journal_name(e->d_name, "starts-", ".log", &a, &b) ||
+        journal_name(e->d_name, "pending-", ".bin", &a, &b))
       run = a > run ? a : run;
   if (d) closedir(d);
   return (int)run;
@@ -207,6 +221,142 @@ static int read_in(const char *dir, const char *name, char **text) {
 
 int tsr_journal_manifest(const char *dir, char **text) { return read_in(dir, "manifest", text); }
 int tsr_journal_job(const char *dir, char **text) { return read_in(dir, "job.tsr", text); }
+
+/* ---- records files and pending files ------------------------------------------- */
+
+/* Syncs the directory, so that a records file's new name outlives a power
+ * cut too (file systems that cannot sync a directory say EINVAL). */
+static int sync_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
+  int rc = fsync(fd), err = errno;
+  close(fd);
+  if (rc == 0 || err == EINVAL) return TSR_OK;
+  return TSR_ERROR(TSR_ERR_IO, "cannot sync '%s': %s", dir, strerror(err));
+}
+
+static void records_path(const char *dir, int run, int64_t first, char *path, size_t n) {
+  snprintf(path, n, "%s/records-%06d-%06" PRId64 ".h5", dir, run, first);
+}
+
+/* Run's trials that finished together, the first named first (their lines
+ * in text, their results in res), as one records file: the flush's and the
+ * salvage's writer. */
+static int write_records(const char *dir, int run, int64_t first, const char *text,
+                         const tsr_results_set *res) {
+  char path[4200];
+  records_path(dir, run, first, path, sizeof path);
+  tsr_attr attrs[] = {{"records", text, 0}, {"tessera_version", TSR_VERSION, 0}};
+  TSR_CHECK(tsr_results_write(path, res->items, res->n, attrs, 2));
+  return sync_dir(dir);
+}
+
+/* Opens path (flags) and takes its write lock without waiting: an fcntl
+ * lock, which holds until this process closes the file or ends, however it
+ * ends (it does not keep out the process itself). *fd: the file, or -1 when
+ * another process holds the lock, when path is gone or was replaced while
+ * it was taken (the file is no longer path's), or when, *no_locks, the
+ * file system has no locks (a Lustre mounted without flock). */
+static int lock_open(const char *path, int flags, int *fd, int *no_locks) {
+  struct flock lk;
+  memset(&lk, 0, sizeof lk);
+  lk.l_type = F_WRLCK;
+  lk.l_whence = SEEK_SET; /* start 0, length 0: the whole file */
+  *no_locks = 0;
+  if ((*fd = open(path, flags, 0666)) < 0)
+    return errno == ENOENT && !(flags & O_CREAT)
+               ? TSR_OK
+               : TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  struct stat a, b;
+  int locked = fcntl(*fd, F_SETLK, &lk) == 0;
+  *no_locks = !locked && errno != EACCES && errno != EAGAIN;
+  if (locked && fstat(*fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+      a.st_ino == b.st_ino)
+    return TSR_OK;
+  close(*fd);
+  *fd = -1;
+  return TSR_OK;
+}
+
+static int read_fd(int fd, const char *path, tsr_bytes *b) {
+  unsigned char chunk[65536];
+  for (ssize_t got; (got = read(fd, chunk, sizeof chunk)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return TSR_ERROR(TSR_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+    TSR_CHECK(tsr_bytes_put(b, chunk, (size_t)got));
+  }
+  return TSR_OK;
+}
+
+/* ---- salvage: the pending files of processes that were killed -------------------- */
+
+/* The trial of a record line, or -1. */
+static int64_t line_trial(const char *line, size_t len) {
+  char head[40];
+  long long t;
+  snprintf(head, sizeof head, "%.*s", (int)(len < sizeof head ? len : sizeof head - 1), line);
+  return sscanf(head, "trial %lld ", &t) == 1 && t >= 0 ? t : -1;
+}
+
+/* The trials of a pending file's blobs, up to the first torn or damaged
+ * one: their lines in text (a string), their results in res, the first of
+ * them in *first (-1: none). */
+static int read_blobs(const unsigned char *p, size_t n, tsr_bytes *text, tsr_results_set *res,
+                      int64_t *first) {
+  *first = -1;
+  for (size_t used = 1; n && used; p += used, n -= used) {
+    const char *line;
+    size_t len;
+    int before = res->n;
+    TSR_CHECK(tsr_pending_decode(p, n, &used, &line, &len, res));
+    if (used && line_trial(line, len) < 0) { /* not a record line: damaged */
+      tsr_results_set_truncate(res, before);
+      used = 0;
+    }
+    if (used && *first < 0) *first = line_trial(line, len);
+    if (used) TSR_CHECK(tsr_bytes_put(text, line, len));
+  }
+  return tsr_bytes_put(text, "", 1);
+}
+
+/* Salvages dir/name, run's pending file, unless a live process holds it:
+ * its trials become the records file its flush would have written, named
+ * by its first trial (the first one kept since the flush before, which
+ * emptied the file), unless that file is there (the flush was done, the
+ * emptying was not); then the pending file is removed. */
+static int salvage(const char *dir, const char *name, int run) {
+  char path[4200], records[4200];
+  int fd, no_locks;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  TSR_CHECK(lock_open(path, O_RDWR, &fd, &no_locks));
+  if (fd < 0) return TSR_OK;
+  tsr_bytes blobs = {0}, text = {0};
+  tsr_results_set res = {0};
+  int64_t first = -1;
+  int st = read_fd(fd, path, &blobs);
+  if (st == TSR_OK) st = read_blobs(blobs.p, blobs.len, &text, &res, &first);
+  if (first >= 0) records_path(dir, run, first, records, sizeof records);
+  if (st == TSR_OK && first >= 0 && access(records, F_OK) != 0)
+    st = write_records(dir, run, first, (const char *)text.p, &res);
+  if (st == TSR_OK && unlink(path))
+    st = TSR_ERROR(TSR_ERR_IO, "cannot remove '%s': %s", path, strerror(errno));
+  close(fd);
+  tsr_bytes_free(&blobs);
+  tsr_bytes_free(&text);
+  tsr_results_set_clear(&res);
+  return st;
+}
+
+static int salvage_all(const char *dir) {
+  DIR *d = opendir(dir);
+  long long a, b;
+  int st = TSR_OK;
+  for (struct dirent *e; d && st == TSR_OK && (e = readdir(d));)
+    if (journal_name(e->d_name, "pending-", ".bin", &a, &b) && b >= 0)
+      st = salvage(dir, e->d_name, (int)a);
+  if (d) closedir(d);
+  return st;
+}
 
 /* ---- reading every record ------------------------------------------------------ */
 
@@ -301,6 +451,7 @@ static void load_entry(loading *l, const char *name) {
 }
 
 int tsr_journal_load(const char *dir, int64_t ntrials, tsr_trial_record *recs) {
+  TSR_CHECK(salvage_all(dir));
   loading l = {dir, ntrials, recs, calloc((size_t)ntrials + 1, sizeof(int))};
   if (!l.starts) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading the journal");
   for (int64_t t = 0; t < ntrials; t++) recs[t] = (tsr_trial_record){.run = -1};
@@ -330,17 +481,57 @@ void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, 
 
 /* ---- a group's writer ----------------------------------------------------------- */
 
+static void pending_path(const tsr_journal *j, char *path, size_t n) {
+  snprintf(path, n, "%s/pending-%06d-%06d.bin", j->dir, j->run, j->group);
+}
+
+/* The pending file, created and locked (a salvage that took it in the
+ * moment between has removed it: then again). Where the file system has no
+ * locks there is none, and a killed process loses the trials it finished
+ * since its last records file, as before there were pending files. */
+static int open_pending(tsr_journal *j) {
+  char path[4200];
+  int no_locks = 0;
+  pending_path(j, path, sizeof path);
+  for (int tries = 0; tries < 100; tries++) {
+    TSR_CHECK(lock_open(path, O_WRONLY | O_CREAT | O_APPEND, &j->pending, &no_locks));
+    if (j->pending >= 0) {
+      j->has_pending = 1;
+      return TSR_OK;
+    }
+    if (no_locks) {
+      unlink(path);
+      return TSR_OK;
+    }
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  return TSR_ERROR(TSR_ERR_IO, "cannot lock '%s': another process holds it", path);
+}
+
+/* After a failure the pending file is left as it is, unlocked, for a load
+ * to salvage, and no more trials are appended to it. */
+static void retire_pending(tsr_journal *j) {
+  if (j->has_pending) close(j->pending);
+  j->has_pending = 0;
+}
+
+static int pending_error(const tsr_journal *j, const char *what, int err) {
+  char path[4200];
+  pending_path(j, path, sizeof path);
+  return TSR_ERROR(TSR_ERR_IO, "cannot %s '%s': %s", what, path, strerror(err));
+}
+
 int tsr_journal_begin(tsr_journal *j, const char *dir, int run, int group) {
   memset(j, 0, sizeof *j);
   snprintf(j->dir, sizeof j->dir, "%s", dir);
-  j->run = run;
+  j->run = run, j->group = group;
   j->first = -1;
   char path[4200];
   snprintf(path, sizeof path, "%s/starts-%06d-%06d.log", dir, run, group);
   j->log = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
   if (j->log < 0) return TSR_ERROR(TSR_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
   j->has_log = 1;
-  return TSR_OK;
+  return open_pending(j);
 }
 
 int tsr_journal_start(tsr_journal *j, int64_t t, int attempts) {
@@ -352,12 +543,27 @@ int tsr_journal_start(tsr_journal *j, int64_t t, int attempts) {
   return TSR_OK;
 }
 
+/* A kept trial's record line and results items (from the first not yet
+ * appended) as one blob in one write, not synced: once write returns, the
+ * kernel has the whole trial whatever becomes of the process. */
+static int append_pending(tsr_journal *j, const char *line, size_t len, int from) {
+  int st = tsr_pending_encode(&j->blob, line, len, j->results.items + from, j->results.n - from);
+  for (size_t done = 0; st == TSR_OK && done < j->blob.len;) {
+    ssize_t w = write(j->pending, j->blob.p + done, j->blob.len - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w > 0) done += (size_t)w;
+    if (w <= 0) st = pending_error(j, "write a trial to", errno);
+  }
+  if (st != TSR_OK) retire_pending(j);
+  return st;
+}
+
 int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r) {
   char err[1024];
   snprintf(err, sizeof err, "%s", r->error);
   for (char *c = err; *c; c++)
     if (*c == '\n') *c = ' ';
-  size_t need = j->len + sizeof err + 160;
+  size_t need = j->len + sizeof err + 160, at = j->len;
   if (need > j->cap) {
     char *grown = realloc(j->text, need * 2);
     if (!grown) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory keeping a trial's record");
@@ -370,35 +576,32 @@ int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r) {
                              r->seconds, r->reused, err);
   if (j->first < 0) j->first = t;
   j->kept++;
-  return TSR_OK;
-}
-
-/* Syncs the directory, so that a records file's new name outlives a power
- * cut too (file systems that cannot sync a directory say EINVAL). */
-static int sync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", dir, strerror(errno));
-  int rc = fsync(fd), err = errno;
-  close(fd);
-  if (rc == 0 || err == EINVAL) return TSR_OK;
-  return TSR_ERROR(TSR_ERR_IO, "cannot sync '%s': %s", dir, strerror(err));
+  int from = j->sent; /* the items added since the last keep: this trial's */
+  j->sent = j->results.n;
+  return j->has_pending ? append_pending(j, j->text + at, j->len - at, from) : TSR_OK;
 }
 
 int tsr_journal_flush(tsr_journal *j) {
   if (!j->kept) return TSR_OK;
-  char path[4200];
-  snprintf(path, sizeof path, "%s/records-%06d-%06" PRId64 ".h5", j->dir, j->run, j->first);
-  tsr_attr attrs[] = {{"records", j->text, 0}, {"tessera_version", TSR_VERSION, 0}};
-  int st = tsr_results_write(path, j->results.items, j->results.n, attrs, 2);
-  if (st == TSR_OK) st = sync_dir(j->dir);
+  int st = write_records(j->dir, j->run, j->first, j->text, &j->results);
+  if (st == TSR_OK && j->has_pending && ftruncate(j->pending, 0))
+    st = pending_error(j, "empty", errno);
+  if (st != TSR_OK) retire_pending(j);
   tsr_results_set_clear(&j->results);
-  j->len = 0, j->kept = 0, j->first = -1;
+  j->len = 0, j->kept = 0, j->first = -1, j->sent = 0;
   return st;
 }
 
 void tsr_journal_end(tsr_journal *j) {
   if (j->has_log) close(j->log);
+  struct stat st;
+  char path[4200];
+  pending_path(j, path, sizeof path);
+  if (j->has_pending && fstat(j->pending, &st) == 0 && st.st_size == 0)
+    unlink(path); /* while locked, so that no salvage has it */
+  retire_pending(j);
   tsr_results_set_clear(&j->results);
+  tsr_bytes_free(&j->blob);
   free(j->text);
   memset(j, 0, sizeof *j);
 }
