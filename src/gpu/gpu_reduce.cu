@@ -95,7 +95,7 @@ struct slice_args {
  * the next row's). The loop body is branch-free (gen_div, gen_sqrt). GEN
  * (no operations after the steps) takes two elements an iteration: one
  * basic block of two independent elements that the compiler interleaves,
- * each constant read once for both (W1: 183 -> 165 instructions an
+ * each constant read once for both (the loop body: 183 -> 168 instructions an
  * element, 2026-11-26). The elements are added in the same order either
  * way, so the bits do not depend on the pairing. */
 template <int KIND, int MODE, bool NORMAL>
