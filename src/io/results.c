@@ -27,7 +27,7 @@
 #define RESULTS_CHECK(expr, what, name, path) \
   H5_CHECK((expr), TSR_ERR_IO, "cannot %s '%s' in results file '%s'", (what), (name), (path))
 
-static size_t item_count(const tsr_result_item *it) {
+size_t tsr_result_item_count(const tsr_result_item *it) {
   size_t n = 1;
   for (int d = 0; d < it->ndim; d++) n *= (size_t)it->shape[d];
   return n;
@@ -41,7 +41,7 @@ static int check_item(const char *path, const tsr_result_item *it, int i) {
   for (int d = 0; d < it->ndim; d++)
     if (it->shape[d] < 0)
       return TSR_ERROR(TSR_ERR_INTERNAL, "negative extent in result '%s'", it->name);
-  if (!it->data && !it->strings && !it->ints && item_count(it) > 0)
+  if (!it->data && !it->strings && !it->ints && tsr_result_item_count(it) > 0)
     return TSR_ERROR(TSR_ERR_INTERNAL, "result '%s' has no data", it->name);
   return TSR_OK;
 }
@@ -86,7 +86,7 @@ static hid_t make_space(const tsr_result_item *it) {
 /* Converts to float ourselves so rounding is plain C semantics, independent
  * of the HDF5 version's overflow handling. */
 static int write_float32(hid_t dset, const tsr_result_item *it, const char *path) {
-  size_t n = item_count(it);
+  size_t n = tsr_result_item_count(it);
   float *buf;
   TSR_MALLOC(buf, n * sizeof *buf);
   for (size_t k = 0; k < n; k++) buf[k] = (float)it->data[k];
@@ -99,7 +99,7 @@ static int write_float32(hid_t dset, const tsr_result_item *it, const char *path
 static hid_t make_string_type(void);
 
 static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
-  if (item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
+  if (tsr_result_item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
   if (it->is_float32) return write_float32(dset, it, path);
   if (it->ints) {
     RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->ints),

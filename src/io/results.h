@@ -9,6 +9,7 @@
 #ifndef TSR_RESULTS_H
 #define TSR_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct tsr_attr {
@@ -31,6 +32,9 @@ typedef struct tsr_result_item {
 
 /* A name may hold '/': the dataset then goes into groups made on the way
  * ("trials/params/lam"). */
+
+/* The number of values of an item (the product of its shape; 1 for a scalar). */
+size_t tsr_result_item_count(const tsr_result_item *it);
 
 /* Writes items and root attributes to path (through path's temporary name).
  * Fails with TSR_ERR_IO naming the file when it cannot be written; then no

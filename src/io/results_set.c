@@ -15,12 +15,6 @@
 #include "util/error.h"
 #include "util/grow.h"
 
-static size_t count_of(const tsr_result_item *it) {
-  size_t n = 1;
-  for (int d = 0; d < it->ndim; d++) n *= (size_t)it->shape[d];
-  return n;
-}
-
 static void *dup_bytes(const void *p, size_t n) {
   void *q = p ? malloc(n ? n : 1) : NULL;
   if (q && n) memcpy(q, p, n);
@@ -53,7 +47,8 @@ static int copy_strings(tsr_result_item *to, const tsr_result_item *from, size_t
 
 /* A deep copy of from, named "group/name" (or name), into to (zeroed). */
 static int copy_item(tsr_result_item *to, const char *group, const tsr_result_item *from) {
-  size_t n = count_of(from), len = (group ? strlen(group) + 1 : 0) + strlen(from->name) + 1;
+  size_t n = tsr_result_item_count(from);
+  size_t len = (group ? strlen(group) + 1 : 0) + strlen(from->name) + 1;
   char *name = malloc(len);
   if (name) snprintf(name, len, "%s%s%s", group ? group : "", group ? "/" : "", from->name);
   *to = *from;
@@ -69,7 +64,7 @@ static int copy_item(tsr_result_item *to, const char *group, const tsr_result_it
 }
 
 static void free_item(tsr_result_item *it) {
-  size_t n = it->strings ? count_of(it) : 0;
+  size_t n = it->strings ? tsr_result_item_count(it) : 0;
   for (size_t k = 0; k < n; k++) free((char *)it->strings[k]);
   for (int k = 0; k < it->nattrs; k++)
     free((char *)it->attrs[k].key), free((char *)it->attrs[k].text);

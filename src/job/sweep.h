@@ -102,7 +102,8 @@ void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, 
 /* A growing byte buffer (a pending file's blob, salvaged records). */
 typedef struct tsr_bytes {
   unsigned char *p;
-  size_t len, cap;
+  size_t len;
+  int64_t cap;
 } tsr_bytes;
 
 /* A group leader's records of one run: starts appended to a log as the
@@ -119,7 +120,8 @@ typedef struct tsr_journal {
   int sent;       /* results items already in the pending file */
   tsr_bytes blob; /* a kept trial's blob, reused */
   char *text;     /* the kept trials' records, a line each */
-  size_t len, cap;
+  size_t len;
+  int64_t cap;
   int64_t first; /* the first kept trial (-1: none) */
   int kept;
 } tsr_journal;

@@ -48,6 +48,7 @@
 #include "io/results.h"
 #include "job/sweep.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 void tsr_journal_dir(const char *output, char *dir, size_t n) {
   snprintf(dir, n, "%s.trials", output);
@@ -475,7 +476,7 @@ void tsr_journal_results(const char *dir, int64_t t, const tsr_trial_record *r, 
     group[0] = 0;
     return;
   }
-  snprintf(path, n, "%s/records-%06d-%06" PRId64 ".h5", dir, r->run, r->file);
+  records_path(dir, r->run, r->file, path, n);
   tsr_journal_group(t, group, gn);
 }
 
@@ -563,13 +564,10 @@ int tsr_journal_keep(tsr_journal *j, int64_t t, const tsr_trial_record *r) {
   snprintf(err, sizeof err, "%s", r->error);
   for (char *c = err; *c; c++)
     if (*c == '\n') *c = ' ';
-  size_t need = j->len + sizeof err + 160, at = j->len;
-  if (need > j->cap) {
-    char *grown = realloc(j->text, need * 2);
-    if (!grown) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory keeping a trial's record");
-    j->text = grown, j->cap = need * 2;
-  }
-  j->len += (size_t)snprintf(j->text + j->len, j->cap - j->len,
+  size_t at = j->len;
+  TSR_CHECK(tsr_grow((void **)&j->text, &j->cap, (int64_t)(j->len + sizeof err + 160), 1,
+                     "keeping a trial's record"));
+  j->len += (size_t)snprintf(j->text + j->len, (size_t)j->cap - j->len,
                              "trial %" PRId64 " status %s attempts %d seconds %.17g reused %.17g "
                              "error %s\n",
                              t, r->status == TSR_TRIAL_OK ? "ok" : "failed", r->attempts,

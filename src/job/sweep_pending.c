@@ -24,6 +24,7 @@
 #include "io/results.h"
 #include "job/sweep.h"
 #include "util/error.h"
+#include "util/grow.h"
 
 #define MAGIC "TSRPEND1"
 #define HEAD 16 /* the magic and the body's length */
@@ -31,12 +32,7 @@
 enum { VALUES_NONE, VALUES_F64, VALUES_I64, VALUES_STRINGS };
 
 int tsr_bytes_put(tsr_bytes *b, const void *p, size_t n) {
-  if (b->len + n > b->cap) {
-    size_t cap = 2 * (b->len + n) + 256;
-    unsigned char *grown = realloc(b->p, cap);
-    if (!grown) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory keeping a trial");
-    b->p = grown, b->cap = cap;
-  }
+  TSR_CHECK(tsr_grow((void **)&b->p, &b->cap, (int64_t)(b->len + n), 1, "keeping a trial"));
   if (n) memcpy(b->p + b->len, p, n);
   b->len += n;
   return TSR_OK;
@@ -53,12 +49,6 @@ static uint64_t fnv1a(const unsigned char *p, size_t n) {
   return h;
 }
 
-static size_t count_of(const tsr_result_item *it) {
-  size_t n = 1;
-  for (int d = 0; d < it->ndim; d++) n *= (size_t)it->shape[d];
-  return n;
-}
-
 /* ---- writing ------------------------------------------------------------------- */
 
 static int put_u64(tsr_bytes *b, uint64_t v) { return tsr_bytes_put(b, &v, sizeof v); }
@@ -70,7 +60,7 @@ static int put_str(tsr_bytes *b, const char *s, size_t n) {
 
 /* In the order results.c writes them: int64, strings, else float64. */
 static int put_values(tsr_bytes *b, const tsr_result_item *it) {
-  size_t n = count_of(it);
+  size_t n = tsr_result_item_count(it);
   uint64_t kind = it->ints      ? VALUES_I64
                   : it->strings ? VALUES_STRINGS
                   : it->data    ? VALUES_F64
