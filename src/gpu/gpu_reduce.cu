@@ -26,31 +26,31 @@
 template <int KIND> struct accum {
   double n = 0, a = 0, b = 0, k = 0;
   __device__ void load(const tsr_stat &s) { n = s.n, a = s.a, b = s.b; }
-  __device__ void add(double x) {
+  /* add x without counting it: every kind but the extremes, whose add
+   * looks at n (the walks count their elements once, counted) */
+  __device__ void take(double x) {
     if (KIND == RED_SUM || KIND == RED_MEAN) {
       a += x;
-    } else if (KIND == RED_MIN || KIND == RED_MAX) {
+    } else {
+      double d = x - k;
+      a += d;
+      b += d * d;
+    }
+  }
+  __device__ void add(double x) {
+    if (KIND == RED_MIN || KIND == RED_MAX) {
       bool better = KIND == RED_MAX ? x > a : x < a;
       if (n == 0 || x != x || (a == a && better)) a = x;
     } else {
-      double d = x - k;
-      a += d;
-      b += d * d;
+      take(x);
     }
     n += 1;
   }
-  /* add without counting, for walks that count their elements once
-   * (counted): every kind but the extremes, whose add looks at n */
   __device__ void put(double x) {
-    if (KIND == RED_MIN || KIND == RED_MAX) {
+    if (KIND == RED_MIN || KIND == RED_MAX)
       add(x);
-    } else if (KIND == RED_SUM || KIND == RED_MEAN) {
-      a += x;
-    } else {
-      double d = x - k;
-      a += d;
-      b += d * d;
-    }
+    else
+      take(x);
   }
   __device__ void counted(long long m) {
     if (KIND != RED_MIN && KIND != RED_MAX) n += (double)m;
