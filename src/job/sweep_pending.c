@@ -25,6 +25,7 @@
 #include "job/sweep.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/strmap.h"
 
 #define MAGIC "TSRPEND1"
 #define HEAD 16 /* the magic and the body's length */
@@ -41,12 +42,6 @@ int tsr_bytes_put(tsr_bytes *b, const void *p, size_t n) {
 void tsr_bytes_free(tsr_bytes *b) {
   free(b->p);
   memset(b, 0, sizeof *b);
-}
-
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
-  uint64_t h = 14695981039346656037ULL;
-  for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 1099511628211ULL;
-  return h;
 }
 
 /* ---- writing ------------------------------------------------------------------- */
@@ -104,7 +99,7 @@ int tsr_pending_encode(tsr_bytes *b, const char *line, size_t len, const tsr_res
   for (int i = 0; i < n; i++) TSR_CHECK(put_item(b, &items[i]));
   uint64_t body = b->len - HEAD;
   memcpy(b->p + 8, &body, sizeof body);
-  return put_u64(b, fnv1a(b->p + HEAD, body));
+  return put_u64(b, tsr_hash_bytes(b->p + HEAD, body));
 }
 
 /* ---- reading --------------------------------------------------------------------- */
@@ -237,7 +232,7 @@ int tsr_pending_decode(const unsigned char *p, size_t n, size_t *used, const cha
   memcpy(&body, p + 8, sizeof body);
   if (body > n - HEAD - sizeof sum) return TSR_OK; /* torn */
   memcpy(&sum, p + HEAD + body, sizeof sum);
-  if (fnv1a(p + HEAD, (size_t)body) != sum) return TSR_OK;
+  if (tsr_hash_bytes(p + HEAD, (size_t)body) != sum) return TSR_OK;
   reader r = {p + HEAD, (size_t)body, 0, malloc(2 * (size_t)body + 64), 0, 2 * (size_t)body + 64};
   if (!r.arena) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading a pending trial");
   uint64_t line_len = get_u64(&r);

@@ -16,9 +16,10 @@ struct tsr_strmap_slot {
 };
 
 /* FNV-1a: names are short, and this is what one comparison would cost. */
-static uint64_t hash_bytes(const char *s, size_t len) {
+uint64_t tsr_hash_bytes(const void *p, size_t len) {
+  const unsigned char *s = p;
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 0x100000001b3ULL;
   return h;
 }
 
@@ -34,7 +35,7 @@ static tsr_strmap_slot *find(tsr_strmap_slot *slots, int64_t cap, const char *s,
 
 int64_t tsr_strmap_get(const tsr_strmap *m, const char *s, size_t len) {
   if (!m->n) return -1;
-  const tsr_strmap_slot *e = find(m->slots, m->cap, s, len, hash_bytes(s, len));
+  const tsr_strmap_slot *e = find(m->slots, m->cap, s, len, tsr_hash_bytes(s, len));
   return e->key ? e->index : -1;
 }
 
@@ -55,7 +56,7 @@ static int grow(tsr_strmap *m) {
 
 int tsr_strmap_put(tsr_strmap *m, const char *key, size_t len, int64_t index) {
   if (2 * (m->n + 1) > m->cap) TSR_CHECK(grow(m));
-  uint64_t h = hash_bytes(key, len);
+  uint64_t h = tsr_hash_bytes(key, len);
   *find(m->slots, m->cap, key, len, h) = (tsr_strmap_slot){key, len, h, index};
   m->n++;
   return TSR_OK;

@@ -28,4 +28,8 @@ int tsr_strmap_put(tsr_strmap *m, const char *key, size_t len, int64_t index);
 
 void tsr_strmap_free(tsr_strmap *m);
 
+/* The 64-bit FNV-1a hash of len bytes, the map's (and the sweep journal's
+ * checksum of a pending trial). */
+uint64_t tsr_hash_bytes(const void *p, size_t len);
+
 #endif
