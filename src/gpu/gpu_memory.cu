@@ -6,24 +6,32 @@
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
+#include <stdlib.h>
 
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_device.h"
 
+extern "C" {
+#include "util/grow.h"
+}
+
 int tsr_gpu_device_id = -1;
 static size_t device_mem_limit; /* bytes of device memory this rank may use */
 
-/* ---- device memory: a small caching pool ----------------------------------
+/* ---- device memory: a caching pool ---------------------------------------
  * --no-fuse allocates and frees a chunk per operation; cudaMalloc/cudaFree
- * cost milliseconds and synchronize, so freed blocks are kept for reuse. */
-
-#define POOL_SLOTS 4096 /* held arrays keep one block per chunk */
-static struct {
+ * cost milliseconds and synchronize, so freed blocks are kept for reuse.
+ * Held arrays keep one block per chunk, so the table grows with them (a
+ * fixed table of 4096 blocks refused a persisted array's 4097th chunk as
+ * "out of GPU memory" far below the limit). Idle blocks are given back when
+ * a new block would pass the limit or cudaMalloc finds no room. */
+typedef struct {
   double *ptr;
   size_t bytes;
   int used;
-} pool[POOL_SLOTS];
+} pool_block;
+static pool_block *pool;
+static int64_t npool, pool_cap;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t pool_bytes;
 
@@ -43,13 +51,29 @@ void tsr_gpu_count_outside(long long bytes) {
 }
 size_t tsr_gpu_peak_memory(void) { return own_peak; }
 
+/* Frees the idle blocks (under pool_lock); 1 if there were any. */
+static int pool_trim(void) {
+  int64_t kept = 0;
+  for (int64_t i = 0; i < npool; i++) {
+    if (pool[i].used) {
+      pool[kept++] = pool[i];
+    } else {
+      cudaFree(pool[i].ptr);
+      pool_bytes -= pool[i].bytes;
+    }
+  }
+  int freed = kept < npool;
+  npool = kept;
+  return freed;
+}
+
 int tsr_gpu_alloc(size_t bytes, double **ptr) {
   tsr_gpu_bind_device();
   pthread_mutex_lock(&pool_lock);
-  int best = -1;
-  for (int i = 0; i < POOL_SLOTS; i++)
-    if (pool[i].ptr && !pool[i].used && pool[i].bytes >= bytes &&
-        pool[i].bytes <= 2 * bytes + 4096 && (best < 0 || pool[i].bytes < pool[best].bytes))
+  int64_t best = -1;
+  for (int64_t i = 0; i < npool; i++)
+    if (!pool[i].used && pool[i].bytes >= bytes && pool[i].bytes <= 2 * bytes + 4096 &&
+        (best < 0 || pool[i].bytes < pool[best].bytes))
       best = i;
   if (best >= 0) {
     pool[best].used = 1;
@@ -57,25 +81,26 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
     pthread_mutex_unlock(&pool_lock);
     return TSR_OK;
   }
-  int slot = -1;
-  for (int i = 0; i < POOL_SLOTS && slot < 0; i++)
-    if (!pool[i].ptr) slot = i;
-  for (int i = 0; i < POOL_SLOTS && slot < 0; i++) /* evict an idle block */
-    if (!pool[i].used) {
-      cudaFree(pool[i].ptr);
-      pool_bytes -= pool[i].bytes;
-      pool[i].ptr = NULL;
-      slot = i;
+  int st = tsr_grow((void **)&pool, &pool_cap, npool + 1, sizeof *pool, "for the GPU pool's table");
+  if (st != TSR_OK) {
+    pthread_mutex_unlock(&pool_lock);
+    return st;
+  }
+  if (pool_bytes + bytes > device_mem_limit) pool_trim();
+  cudaError_t e = cudaErrorMemoryAllocation;
+  if (pool_bytes + bytes <= device_mem_limit) {
+    e = cudaMalloc((void **)ptr, bytes);
+    if (e == cudaErrorMemoryAllocation && pool_trim()) { /* other processes' memory */
+      cudaGetLastError();
+      e = cudaMalloc((void **)ptr, bytes);
     }
-  cudaError_t e = slot < 0 || pool_bytes + bytes > device_mem_limit
-                      ? cudaErrorMemoryAllocation
-                      : cudaMalloc((void **)ptr, bytes);
+  }
   if (e == cudaSuccess) {
-    pool[slot].ptr = *ptr;
-    pool[slot].bytes = bytes;
-    pool[slot].used = 1;
+    pool[npool++] = (pool_block){*ptr, bytes, 1};
     pool_bytes += bytes;
     note_peak();
+  } else {
+    cudaGetLastError(); /* not sticky: the caller reports it */
   }
   pthread_mutex_unlock(&pool_lock);
   if (e != cudaSuccess)
@@ -87,8 +112,11 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
 
 void tsr_gpu_release(double *ptr) {
   pthread_mutex_lock(&pool_lock);
-  for (int i = 0; i < POOL_SLOTS; i++)
-    if (pool[i].ptr == ptr) pool[i].used = 0;
+  for (int64_t i = npool - 1; i >= 0; i--)
+    if (pool[i].ptr == ptr) {
+      pool[i].used = 0;
+      break;
+    }
   pthread_mutex_unlock(&pool_lock);
 }
 
@@ -114,8 +142,9 @@ void tsr_gpu_memory_start(size_t limit) {
 size_t tsr_gpu_memory_limit(void) { return device_mem_limit; }
 
 void tsr_gpu_memory_stop(void) {
-  for (int i = 0; i < POOL_SLOTS; i++)
-    if (pool[i].ptr) cudaFree(pool[i].ptr);
-  memset(pool, 0, sizeof pool);
+  for (int64_t i = 0; i < npool; i++) cudaFree(pool[i].ptr);
+  free(pool);
+  pool = NULL;
+  npool = pool_cap = 0;
   pool_bytes = 0;
 }

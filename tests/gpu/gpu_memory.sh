@@ -5,9 +5,10 @@
 # each run under --mem-limit=2G with the device memory the summary reports
 # (what the rank allocated: the pool's blocks and the launch scratch and NCCL
 # buffers outside it; not cudaMemGetInfo, which counts the other tests on the
-# GPU too) below 2 GB; an array that cannot be held under the limit is refused before
-# any work with its size and the limit in the message. Skips (exit 77,
-# loudly) where no GPU is visible; scripts/gpu-check.sh runs it on GPU nodes.
+# GPU too) below 2 GB; an array that cannot be held under the limit is
+# refused before any work with its size and the limit in the message; a held
+# array of 10000 chunks is held. Skips (exit 77, loudly) where no GPU is
+# visible; scripts/gpu-check.sh runs it on GPU nodes.
 . "${srcdir:-.}/tests/lib.sh"
 
 if ! "$TESSERA" info | grep -q '^backend cuda: [0-9]* GPU'; then
@@ -39,6 +40,14 @@ expect_close "$(cat peak.out)" "$(tsr --backend=cuda eval "$W2NF")" 1e-12
 RC='sum(rechunk(normal(shape=(40000, 40000), chunks=(40000, 500), seed=2), (500, 40000)) * arange(40000))'
 peak_of "rechunk of 12.8 GB (columns to rows)" eval "$RC"
 expect_close "$(cat peak.out)" "$(tsr --backend=cpu eval "$RC")" 1e-12
+
+# A held array of many small chunks: 10000 device blocks at once (the
+# pool's table grows with them; a fixed one of 4096 refused the 4097th as
+# out of GPU memory, 128 GB below the limit).
+MANY='sum(persist(normal(0, 1, (1000000, 4), chunks=(100, 4), seed=5)) ** 2)'
+many=$("$TESSERA" --backend=cuda --quiet eval "$MANY" 2>many.err) ||
+  fail "a persisted array of 10000 chunks on the GPU: $(tail -3 many.err)"
+expect_close "$many" "$(tsr --backend=cpu eval "$MANY")" 1e-12
 
 # Held arrays count against the limit: refused before any work, sizes named.
 printf 'x = persist(normal(shape=(40000, 40000), chunks=(5000, 5000)))\ns = sum(x)\n' >hold.tsr
