@@ -331,9 +331,8 @@ __device__ static inline uint4 philox_rk(uint4 c, const uint32_t *rk) {
   return c;
 }
 
-/* Leaf 0's Philox words at element e. */
-__device__ static inline uint4 gen_words(const dprog &p, long long e) {
-  unsigned long long q = (unsigned long long)e >> 1;
+/* Leaf 0's Philox words at counter q (the pair e / 2 of element e). */
+__device__ static inline uint4 gen_words(const dprog &p, unsigned long long q) {
   return philox_rk(make_uint4((unsigned)q, (unsigned)(q >> 32), p.leaf[0].stream, 0), p.rk);
 }
 
@@ -370,8 +369,16 @@ __device__ static inline double gen_sqrt(double x) {
   double e = fma(x, -(y * y), 1.0);
   y = fma(fma(e, 0.375, 0.5), y * e, y);
   double s = x * y;
-  double r = fma(s, -s, x);
-  return x == 0.0 ? x : fma(r, y * 0.5, s);
+  double v = fma(fma(s, -s, x), y * 0.5, s);
+  /* x where x is 0 (u = 1), as a select the compiler cannot turn into a
+   * branch around the steps above: written as ?:, it did, and the two
+   * regions a pair then needed kept the two elements' work from
+   * interleaving across them (the pair loop 338 -> 327 instructions; W1
+   * 0.557 -> 0.521 s on an H200 with gen_u01 and the walk's counter,
+   * bench/RESULTS.md 2026-11-26 19:50) */
+  asm("{\n\t.reg .pred z;\n\tsetp.eq.f64 z, %1, 0d0000000000000000;\n\tselp.f64 %0, %1, %2, z;\n\t}"
+      : "=d"(v) : "d"(x), "d"(v));
+  return v;
 }
 
 /* The polynomial coefficients of gen_sin_or_cos2pi, in each block's shared
@@ -406,15 +413,30 @@ __device__ static inline double gen_sin_or_cos2pi(const gen_table &t, double u, 
   return tsr_quarter_sign(s ? vs : vc, q, want_sin);
 }
 
-/* Leaf 0's value at element e from its Philox words w before its a and b,
- * which the steps apply (gen_value): a standard normal r * sin-or-cos as
- * random_of_words computes it, or the uniform u. */
+/* u01(lo, hi) by one fused multiply-add instead of a 64-bit integer to
+ * double conversion (16 a clock per SM, a quarter of the float64 rate; W1
+ * 0.532 -> 0.521 s on an H200 though the loop has 4 more instructions):
+ * with x = hi:lo, a = 2^52 + (x >> 12) (its bits: 0x433 above x's top 52)
+ * and b = bit 11 of x, u01 is ((x >> 11) + 1) 2^-53 = a 2^-52 + c with
+ * c = (b + 1) 2^-53 - 1 = -(1 - 2^-53) or -(1 - 2^-52): the bits
+ * 0xbfefffff:ffffffff less b. Both terms and the sum are exact (the sum is
+ * a multiple of 2^-53 in (0, 1]), so the one rounding changes nothing:
+ * u01's bits (tests/gpu/gen_math.c). */
+__device__ static inline double gen_u01(unsigned lo, unsigned hi) {
+  double a = __hiloint2double((int)(0x43300000u | (hi >> 12)), (int)((hi << 20) | (lo >> 12)));
+  double c = __hiloint2double((int)0xbfefffffu, (int)~((lo >> 11) & 1u));
+  return fma(a, 0x1p-52, c);
+}
+
+/* Leaf 0's value at element e (odd: e & 1) from its Philox words w before
+ * its a and b, which the steps apply (gen_value): a standard normal
+ * r * sin-or-cos as random_of_words computes it, or the uniform u. */
 template <bool NORMAL>
-__device__ static inline double gen_raw(const gen_table &t, long long e, uint4 w) {
-  if (!NORMAL) return (e & 1) ? u01(w.z, w.w) : u01(w.x, w.y);
-  double k, f = tsr_log_reduce(u01(w.x, w.y), &k);
+__device__ static inline double gen_raw(const gen_table &t, uint64_t odd, uint4 w) {
+  if (!NORMAL) return odd ? gen_u01(w.z, w.w) : gen_u01(w.x, w.y);
+  double k, f = tsr_log_reduce(gen_u01(w.x, w.y), &k);
   double r = gen_sqrt(-2.0 * tsr_log_finish(f, k, gen_div(f, 2.0 + f)));
-  return r * gen_sin_or_cos2pi(t, u01(w.z, w.w), (uint64_t)e & 1);
+  return r * gen_sin_or_cos2pi(t, gen_u01(w.z, w.w), odd);
 }
 
 /* The leaf's value and the chain's first operations as the program's two
@@ -422,8 +444,8 @@ __device__ static inline double gen_raw(const gen_table &t, long long e, uint4 w
  * gen_steps_of in gpu_prog.cu); the rest of the chain, if any, follows
  * (gen_rest). GEN programs round nothing to float32. */
 template <bool NORMAL>
-__device__ static inline double gen_value(const dprog &p, const gen_table &t, long long e, uint4 w) {
-  double v = gen_raw<NORMAL>(t, e, w);
+__device__ static inline double gen_value(const dprog &p, const gen_table &t, uint64_t odd, uint4 w) {
+  double v = gen_raw<NORMAL>(t, odd, w);
   v = fma(v, p.gen_m[0], p.gen_a[0]);
   return fma(v, p.gen_m[1], p.gen_a[1]);
 }

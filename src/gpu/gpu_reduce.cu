@@ -98,6 +98,7 @@ struct slice_args {
  * each constant read once for both (the loop body: 183 -> 168 instructions an
  * element, 2026-11-26). The elements are added in the same order either
  * way, so the bits do not depend on the pairing. */
+static_assert(THREADS % 2 == 0, "gen_walk_run: an even step keeps e's parity");
 template <int KIND, int MODE, bool NORMAL>
 __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const dbox &b,
                                     long long i, long long hi, accum<KIND> &acc) {
@@ -109,20 +110,23 @@ __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const db
   for (;;) {
     long long inrow = (w.E - w.j + THREADS - 1) / THREADS, most = 1 << 30;
     int seg = (int)(inrow < left ? (inrow < most ? inrow : most) : (left < most ? left : most));
-    long long e = w.e;
+    /* step is even (THREADS is): within the row, e's parity stays and its
+     * Philox counter e / 2 moves by step / 2 */
+    unsigned long long q = (unsigned long long)w.e >> 1, qs = (unsigned long long)(step / 2);
+    uint64_t odd = (uint64_t)w.e & 1;
     int c = 0;
     if (MODE == GEN)
       for (; c + 1 < seg; c += 2) {
-        uint4 w0 = gen_words(p, e), w1 = gen_words(p, e + step);
-        double v0 = gen_value<NORMAL>(p, t, e, w0), v1 = gen_value<NORMAL>(p, t, e + step, w1);
+        uint4 w0 = gen_words(p, q), w1 = gen_words(p, q + qs);
+        double v0 = gen_value<NORMAL>(p, t, odd, w0), v1 = gen_value<NORMAL>(p, t, odd, w1);
         acc.put(v0);
         acc.put(v1);
-        e += 2 * step;
+        q += 2 * qs;
       }
     for (; c < seg; c++) {
-      double v = gen_value<NORMAL>(p, t, e, gen_words(p, e));
+      double v = gen_value<NORMAL>(p, t, odd, gen_words(p, q));
       acc.put(MODE == GEN_REST ? gen_rest(p, v) : v);
-      e += step;
+      q += qs;
     }
     left -= seg;
     if (left == 0) break;

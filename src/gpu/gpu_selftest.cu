@@ -1,8 +1,8 @@
 /*
  * gpu_selftest.cu - device checks behind gpu_selftest.h: the walking
- * kernels' branch-free division and square root and their one-polynomial
- * sin/cos (gpu_prog.cuh) against the IEEE operations and the general path,
- * on the operands the walk gives them, bit for bit.
+ * kernels' uniforms by one fma, branch-free division and square root and
+ * their one-polynomial sin/cos (gpu_prog.cuh) against the IEEE operations
+ * and the general path, on the operands the walk gives them, bit for bit.
  */
 #include "gpu/gpu_prog.cuh"
 
@@ -21,6 +21,14 @@ __device__ static inline uint64_t mix64(uint64_t x) {
 /* u01's values: a multiple of 2^-53 in (0, 1] from 64 random bits. */
 __device__ static inline double unit(uint64_t h) { return (double)((h >> 11) + 1) * 0x1p-53; }
 
+/* gen_u01 against u01 for the words h and its complement. */
+__device__ static void check_words(uint64_t h, unsigned long long *bad) {
+  for (int k = 0; k < 2; k++, h = ~h)
+    if (tsr_bits_of(gen_u01((unsigned)h, (unsigned)(h >> 32))) !=
+        tsr_bits_of(u01((unsigned)h, (unsigned)(h >> 32))))
+      bad[TSR_GEN_U01]++;
+}
+
 /* The comparisons for one u pair; bad gets one count per differing result. */
 __device__ static void check_one(const gen_table &t, double u1, double u2, uint64_t want_sin,
                                  unsigned long long *bad) {
@@ -35,7 +43,7 @@ __device__ static void check_one(const gen_table &t, double u1, double u2, uint6
   uint4 w = make_uint4((unsigned)(k1 << 11), (unsigned)(k1 >> 21), (unsigned)(k2 << 11),
                        (unsigned)(k2 >> 21));
   double ref = __dsqrt_rn(x) * sc;
-  if (tsr_bits_of(gen_raw<true>(t, (long long)want_sin, w)) != tsr_bits_of(ref)) bad[TSR_GEN_NORMAL]++;
+  if (tsr_bits_of(gen_raw<true>(t, want_sin, w)) != tsr_bits_of(ref)) bad[TSR_GEN_NORMAL]++;
 }
 
 __global__ static void gen_math_kernel(long long n, uint64_t seed, unsigned long long *out) {
@@ -48,6 +56,8 @@ __global__ static void gen_math_kernel(long long n, uint64_t seed, unsigned long
     for (int a = 0; a < 8; a++)
       for (int b = 0; b < 8; b++)
         for (int s = 0; s < 2; s++) check_one(t, edge[a], edge[b], (uint64_t)s, bad);
+    check_words(0, bad); /* and ~0 */
+    for (int k = 0; k < 64; k++) check_words(1ULL << k, bad);
   }
   for (; i < n; i += (long long)gridDim.x * blockDim.x) {
     uint64_t h = mix64(seed + (uint64_t)i), g = mix64(h ^ 0x9E3779B97F4A7C15ULL);
@@ -57,6 +67,7 @@ __global__ static void gen_math_kernel(long long n, uint64_t seed, unsigned long
                 : i % 3 == 1 ? (double)((1ULL << 53) - (g & 0xffffff)) * 0x1p-53
                              : 0.5 + (double)((g & 0xffffff) + 1) * 0x1p-53;
     check_one(t, u1, unit(g), h & 1, bad);
+    check_words(h, bad);
   }
   for (int c = 0; c < TSR_GEN_CHECKS; c++)
     if (bad[c]) atomicAdd(&out[c], bad[c]);
