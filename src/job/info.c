@@ -30,6 +30,9 @@ void tsr_info(FILE *out) {
           "host buffers and MPI"
 #endif
   );
+  char start[600];
+  tsr_comm_start_choices(start, sizeof start);
+  fprintf(out, "mpi start: %s\n", start);
 #ifdef TSR_HAVE_PARALLEL_HDF5
   fprintf(out, "hdf5: parallel (load/save: collective MPI-IO reads and writes)\n");
 #else

@@ -64,6 +64,7 @@ static void singleton_isolate(void) {
  * memory there, unless the user chose a pml or btl (OMPI_MCA_pml,
  * OMPI_MCA_btl), which always wins. Launches over several nodes, and srun's,
  * keep Open MPI's own choice. */
+static int chose_transports, chose_hwloc; /* what tsr_comm_start_choices reports */
 static void single_node_transports(void) {
   if (getenv("OMPI_MCA_pml") || getenv("OMPI_MCA_btl")) return;
   const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
@@ -75,6 +76,40 @@ static void single_node_transports(void) {
 #else
   setenv("OMPI_MCA_btl", "self,vader", 1);
 #endif
+  chose_transports = 1;
+}
+
+/* Open MPI's hwloc discovers the node's topology at MPI_Init, and its GPU
+ * plugins (CUDA, NVML, OpenCL, ROCm SMI, Level Zero, GL) start each GPU
+ * library to list the devices: on GPU nodes that was most of every start
+ * (`tessera --version` 0.72-0.94 s on a two-H200 VM, 0.098 s without
+ * them; bench/RESULTS.md 2026-11-26 20:10). Open MPI's placement and
+ * tessera's own GPU binding need none of it (the CUDA backend asks CUDA
+ * itself), so the plugins are left out unless the user set
+ * HWLOC_COMPONENTS, which always wins. */
+static void hwloc_without_gpus(void) {
+  if (getenv("HWLOC_COMPONENTS")) return;
+  setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl", 1);
+  chose_hwloc = 1;
+}
+
+void tsr_comm_start_choices(char *buf, size_t n) {
+  const char *pml = getenv("OMPI_MCA_pml"), *btl = getenv("OMPI_MCA_btl");
+  const char *hw = getenv("HWLOC_COMPONENTS");
+  char t[256], h[256];
+  if (chose_transports)
+    snprintf(t, sizeof t, "pml %s, btl %s (one node)", pml, btl);
+  else if (pml || btl)
+    snprintf(t, sizeof t, "pml %s, btl %s (yours)", pml ? pml : "default", btl ? btl : "default");
+  else
+    snprintf(t, sizeof t, "Open MPI's own transports");
+  if (chose_hwloc)
+    snprintf(h, sizeof h, "hwloc without its GPU plugins");
+  else if (hw)
+    snprintf(h, sizeof h, "HWLOC_COMPONENTS=%s (yours)", hw);
+  else
+    snprintf(h, sizeof h, "hwloc as Open MPI loads it");
+  snprintf(buf, n, "%s; %s", t, h);
 }
 
 int tsr_comm_init(int *argc, char ***argv) {
@@ -83,6 +118,7 @@ int tsr_comm_init(int *argc, char ***argv) {
   if (!inited) {
     single_node_transports();
     singleton_isolate();
+    hwloc_without_gpus();
     int provided;
     TSR_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     started_mpi = 1;

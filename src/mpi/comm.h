@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 int tsr_comm_init(int *argc, char ***argv);
+/* What tsr_comm_init chose for Open MPI's start (its transports on one
+ * node, hwloc's GPU plugins) or left to the user, as one line for info. */
+void tsr_comm_start_choices(char *buf, size_t n);
 void tsr_comm_finalize(void);
 /* Ends every rank at once: for failures on one rank only. Does not return. */
 void tsr_comm_abort(int code);

@@ -74,11 +74,28 @@ table_ops=$(sed -n -e 's/^ *\(GEN2\|UNARY\|BINARY\|REDUCE\)("\([a-z_0-9]*\)".*/\
 for op in $table_ops; do
   grep -Eq "^  $op " out || fail "info does not list '$op' of the ops table"
 done
+# Open MPI's start: on one node tessera picks the shared-memory transports
+# and leaves hwloc's GPU plugins out (each started every GPU library: most
+# of a start on GPU nodes); the user's own settings win and are named.
+# (Not checked where the environment running the tests already chose.)
+tessera_chooses=yes
+[ -z "${OMPI_MCA_pml:-}${OMPI_MCA_btl:-}${HWLOC_COMPONENTS:-}" ] || tessera_chooses=no
+if [ $tessera_chooses = yes ]; then
+  grep -q '^mpi start: pml ob1, btl self,[a-z]* (one node); hwloc without its GPU plugins$' out ||
+    fail "info: no 'mpi start' line with tessera's choices: $(grep '^mpi start' out)"
+fi
+capture out3 err3 env OMPI_MCA_btl=self,tcp HWLOC_COMPONENTS=-gl "$TESSERA" info
+grep -q '^mpi start: pml default, btl self,tcp (yours); HWLOC_COMPONENTS=-gl (yours)$' out3 ||
+  fail "info with the user's OMPI_MCA_btl and HWLOC_COMPONENTS: $(grep '^mpi start' out3)"
 # Under mpirun, rank 0 alone prints, and knows the rank count.
 capture out2 err2 mpi_tsr 2 info
 expect_eq "$RC" 0 "tessera info on 2 ranks exit status"
 expect_eq "$(grep -c '^tessera [0-9]' out2)" 1 "info version lines on 2 ranks"
 grep -q '^ranks: 2' out2 || fail "info on 2 ranks: no 'ranks: 2' line: $(cat out2)"
+if [ $tessera_chooses = yes ] && "$MPIEXEC" --version 2>&1 | grep -q 'Open MPI'; then
+  grep -q '^mpi start: pml ob1, btl self,[a-z]* (one node); hwloc without its GPU plugins$' out2 ||
+    fail "info on 2 ranks of one node: $(grep '^mpi start' out2)"
+fi
 
 # ---- eval --------------------------------------------------------------------------
 
