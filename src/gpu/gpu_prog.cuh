@@ -377,7 +377,8 @@ __device__ static inline double gen_sqrt(double x) {
    * 0.557 -> 0.521 s on an H200 with gen_u01 and the walk's counter,
    * bench/RESULTS.md 2026-11-26 19:50) */
   asm("{\n\t.reg .pred z;\n\tsetp.eq.f64 z, %1, 0d0000000000000000;\n\tselp.f64 %0, %1, %2, z;\n\t}"
-      : "=d"(v) : "d"(x), "d"(v));
+      : "=d"(v)
+      : "d"(x), "d"(v));
   return v;
 }
 
@@ -444,7 +445,8 @@ __device__ static inline double gen_raw(const gen_table &t, uint64_t odd, uint4 
  * gen_steps_of in gpu_prog.cu); the rest of the chain, if any, follows
  * (gen_rest). GEN programs round nothing to float32. */
 template <bool NORMAL>
-__device__ static inline double gen_value(const dprog &p, const gen_table &t, uint64_t odd, uint4 w) {
+__device__ static inline double gen_value(const dprog &p, const gen_table &t, uint64_t odd,
+                                          uint4 w) {
   double v = gen_raw<NORMAL>(t, odd, w);
   v = fma(v, p.gen_m[0], p.gen_a[0]);
   return fma(v, p.gen_m[1], p.gen_a[1]);

@@ -19,9 +19,10 @@ enum {
 };
 
 /* n random samples of each (and the edge values u = 1, 1 - 2^-53, 2^-53 and
- * the quarter turns; words 0, all ones and one bit set), drawn from seed, on the first visible GPU; counts
- * gets TSR_GEN_CHECKS numbers of differing bits. Returns 0, 1 when no GPU
- * is visible, -1 on a CUDA error (its text on stderr). */
+ * the quarter turns; the words 0, all ones and each single bit), drawn from
+ * seed, on the first visible GPU; counts gets TSR_GEN_CHECKS numbers of
+ * differing bits. Returns 0, 1 when no GPU is visible, -1 on a CUDA error
+ * (its text on stderr). */
 int tsr_gpu_gen_math_check(int64_t n, uint64_t seed, uint64_t *counts);
 
 #endif

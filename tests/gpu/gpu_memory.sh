@@ -43,7 +43,7 @@ expect_close "$(cat peak.out)" "$(tsr --backend=cpu eval "$RC")" 1e-12
 
 # A held array of many small chunks: 10000 device blocks at once (the
 # pool's table grows with them; a fixed one of 4096 refused the 4097th as
-# out of GPU memory, 128 GB below the limit).
+# out of GPU memory, far below the limit).
 MANY='sum(persist(normal(0, 1, (1000000, 4), chunks=(100, 4), seed=5)) ** 2)'
 many=$("$TESSERA" --backend=cuda --quiet eval "$MANY" 2>many.err) ||
   fail "a persisted array of 10000 chunks on the GPU: $(tail -3 many.err)"
