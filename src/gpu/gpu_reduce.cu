@@ -134,11 +134,64 @@ __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const db
   }
 }
 
+/* The thread's elements of a 2-D box (or a 1-D one) as one stream of pairs,
+ * for GEN: where a row is at least THREADS long, a step of THREADS elements
+ * crosses at most one row's end, and the element index then moves by
+ * wrap = e_coef[0] + e_coef[1] (THREADS - E) instead of e_coef[1] THREADS.
+ * With both moves even, the parity of e (sin or cos, which words) is the
+ * thread's and each element's Philox counter moves by half of them: a
+ * step is a compare and two selects, and a pair may straddle two rows.
+ * gen_walk_run's rows, each with its own set-up and its odd last element
+ * taken alone, cost W2 14 instructions an element outside its pair loop
+ * (ncu, 2026-11-26 21:46); here only the thread's last odd element is
+ * alone. The same elements in the same order: the same bits.
+ * gen_pairs_fit says where it applies (the same for the whole box). */
+__device__ static inline bool gen_pairs_fit(const dprog &p, const dbox &b) {
+  if (p.ndim < 1 || p.ndim > 2 || b.extent[p.ndim - 1] >= (1LL << 30)) return false;
+  if (p.ndim == 1) return true; /* one row: no step crosses its end */
+  long long E = b.extent[1], c1 = p.leaf[0].e_coef[1], c0 = p.leaf[0].e_coef[0];
+  return E >= THREADS && ((c0 + c1 * (THREADS - E)) & 1) == 0;
+}
+template <int KIND, bool NORMAL>
+__device__ static void gen_pairs_run(const dprog &p, const gen_table &t, const dbox &b, long long i,
+                                     long long hi, accum<KIND> &acc) {
+  long long left = (hi - i + THREADS - 1) / THREADS;
+  acc.counted(left);
+  gen_walk w;
+  gen_start(p, b, i, &w);
+  long long c1 = p.leaf[0].e_coef[p.ndim - 1], c0 = p.ndim == 2 ? p.leaf[0].e_coef[0] : 0;
+  unsigned E = (unsigned)w.E, j = (unsigned)w.j;
+  unsigned long long q = (unsigned long long)w.e >> 1;
+  unsigned long long qs = (unsigned long long)(c1 * (THREADS / 2));
+  unsigned long long qw = (unsigned long long)((c0 + c1 * (THREADS - (long long)E)) / 2);
+  uint64_t odd = (uint64_t)w.e & 1;
+  for (long long k = left >> 1; k > 0; k--) {
+    unsigned long long qa = q;
+    j += THREADS;
+    bool wa = j >= E;
+    j = wa ? j - E : j;
+    q += wa ? qw : qs;
+    unsigned long long qb = q;
+    j += THREADS;
+    bool wb = j >= E;
+    j = wb ? j - E : j;
+    q += wb ? qw : qs;
+    uint4 w0 = gen_words(p, qa), w1 = gen_words(p, qb);
+    double v0 = gen_value<NORMAL>(p, t, odd, w0), v1 = gen_value<NORMAL>(p, t, odd, w1);
+    acc.put(v0);
+    acc.put(v1);
+  }
+  if (left & 1) acc.put(gen_value<NORMAL>(p, t, odd, gen_words(p, q)));
+}
+
 /* GEN kernels run 3 blocks of THREADS per SM (80 registers: the pairs'
  * own), GEN_REST ones 4 (64 registers; left alone they take 68 and fit 3):
  * W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks (51
  * registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
  * 2026-11-26 15:30). */
+#ifndef GEN_PAIRS
+#define GEN_PAIRS 1
+#endif
 #ifndef GEN_MIN_BLOCKS
 #define GEN_MIN_BLOCKS 3
 #endif
@@ -180,7 +233,12 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE)) reduce_full_kernel(
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if (MODE >= GEN) {
+    if (MODE == GEN && GEN_PAIRS && gen_pairs_fit(p, b)) {
+      if (i < hi && p.leaf[0].rng == RNG_NORMAL)
+        gen_pairs_run<KIND, true>(p, table, b, i, hi, acc);
+      else if (i < hi)
+        gen_pairs_run<KIND, false>(p, table, b, i, hi, acc);
+    } else if (MODE >= GEN) {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
         gen_walk_run<KIND, MODE, true>(p, table, b, i, hi, acc);
       else if (i < hi)
@@ -289,6 +347,7 @@ struct launch_scratch {
   long long *dcnt, *hcnt;
   int *dparts, *hparts;
   tsr_stat *dout, *hout;
+  cudaEvent_t done; /* recorded after the copy of the partials */
 };
 
 /* Launch scratch is cached (cudaMallocHost costs milliseconds): a few sets,
@@ -304,6 +363,7 @@ static void scratch_destroy(launch_scratch *s) {
   cudaFreeHost(s->hbx);
   cudaFree(s->dout);
   cudaFreeHost(s->hout);
+  if (s->done) cudaEventDestroy(s->done);
   memset(s, 0, sizeof *s);
 }
 
@@ -323,6 +383,7 @@ static int scratch_create(launch_scratch *s) {
   scratch_split(hin, &s->hbx, &s->hcnt, &s->hparts);
   if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, LAUNCH_OUT_BYTES));
   if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&s->hout, LAUNCH_OUT_BYTES));
+  if (st == TSR_OK) st = CUDA_STATUS(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
   if (st != TSR_OK) scratch_destroy(s);
   else /* outside the pool, in the summary's peak */
     tsr_gpu_count_outside((long long)(LAUNCH_IN_BYTES + LAUNCH_OUT_BYTES));
@@ -341,14 +402,21 @@ static void scratch_release(launch_scratch *s) {
   s->slot = -1;
 }
 
-static int scratch_alloc(launch_scratch *s) {
+/* A set for this thread; wait 0: none (s->slot -1, TSR_OK) if all are taken. */
+static int scratch_alloc(launch_scratch *s, int wait) {
   pthread_mutex_lock(&scratch_lock);
   int slot = -1;
   for (;;) {
     for (int i = 0; i < SCRATCH_SETS && slot < 0; i++)
       if (!scratch_busy[i]) slot = i;
-    if (slot >= 0) break;
+    if (slot >= 0 || !wait) break;
     pthread_cond_wait(&scratch_free, &scratch_lock);
+  }
+  if (slot < 0) {
+    pthread_mutex_unlock(&scratch_lock);
+    memset(s, 0, sizeof *s);
+    s->slot = -1;
+    return TSR_OK;
   }
   scratch_busy[slot] = 1;
   pthread_mutex_unlock(&scratch_lock);
@@ -441,8 +509,20 @@ static int reduce_sliced(const dprog *d, int kind, dim3 grid, launch_scratch *s,
   return st;
 }
 
-/* The launch, its copies and the one wait of reduce_boxes; maxparts: the
- * stride of the partials; iters: the most iterations a thread makes. */
+/* A batch of boxes in flight: s->hbx[0..count) launched, their partials
+ * coming back into s->hout (reduce_submit), combined by reduce_finish. */
+struct reduce_job {
+  int64_t count;
+  int maxparts;
+  long long elems;
+  kernel_timer t;
+};
+
+/* The launch and its copies, queued on the thread's stream, the set's event
+ * recorded after them; maxparts: the stride of the partials; iters: the
+ * most iterations a thread makes. A sliced launch waits for each slice. On
+ * failure the stream has been waited for (the set's pinned buffers may go
+ * to another thread next). */
 static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, long long iters,
                          long long elems, launch_scratch *s, kernel_timer *t) {
   dim3 grid((unsigned)maxparts, (unsigned)count);
@@ -462,20 +542,21 @@ static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, 
     st = CUDA_STATUS(cudaMemcpyAsync(s->hout, s->dout,
                                      sizeof(tsr_stat) * (size_t)maxparts * (size_t)count,
                                      cudaMemcpyDeviceToHost, STREAM));
-  /* also on failure: the set's pinned buffers may go to another thread next */
-  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM));
-  return st != TSR_OK ? st : ws;
+  if (st == TSR_OK) st = CUDA_STATUS(cudaEventRecord(s->done, STREAM));
+  if (st != TSR_OK) cudaStreamSynchronize(STREAM);
+  return st;
 }
 
-/* Full reductions of up to GROUP boxes (s->hbx[0..count)) in one launch;
- * out[i] gets box i's partial. Expected effect, per --no-fuse chunk: three
- * synchronous uploads (each waits for whatever the thread queued before
- * it) and a 24 KB download become one asynchronous copy each way and the
- * one wait the host needs for the partials; per fused batch of 64 W1 chunks, the partials copied back shrink
- * from MAX_PARTS to the 382 blocks used per chunk (1.5 MB to 0.6 MB). The
- * same partials combined in the same order: the same bits. */
-static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_stat **out,
-                        launch_scratch *s, tsr_progress_fn progress, void *ctx) {
+/* Full reductions of up to GROUP boxes (s->hbx[0..count)) in one launch,
+ * queued (reduce_finish waits for them and combines). Expected effect, per
+ * --no-fuse chunk: three synchronous uploads (each waits for whatever the
+ * thread queued before it) and a 24 KB download become one asynchronous
+ * copy each way and the one wait the host needs for the partials; per fused
+ * batch of 64 W1 chunks, the partials copied back shrink from MAX_PARTS to
+ * the 382 blocks used per chunk (1.5 MB to 0.6 MB). The same partials
+ * combined in the same order: the same bits. */
+static int reduce_submit(const dprog *d, int kind, int ndim, int64_t count, launch_scratch *s,
+                         reduce_job *job) {
   int maxparts = 1;
   long long elems = 0, iters = 0;
   for (int64_t i = 0; i < count; i++) {
@@ -488,16 +569,32 @@ static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_s
     long long it = (per_block + THREADS - 1) / THREADS;
     if (it > iters) iters = it;
   }
-  kernel_timer t{};
-  int st = reduce_launch(d, kind, count, maxparts, iters, elems, s, &t);
+  *job = reduce_job{count, maxparts, elems, kernel_timer{}};
+  return reduce_launch(d, kind, count, maxparts, iters, elems, s, &job->t);
+}
+
+/* Waits for a submitted batch (ok: its submission succeeded) and gives
+ * box i its partial out[i]. */
+static int reduce_finish(int ok, int kind, reduce_job *job, tsr_stat **out, launch_scratch *s,
+                         tsr_progress_fn progress, void *ctx) {
+  int st = ok ? CUDA_STATUS(cudaEventSynchronize(s->done)) : TSR_OK;
   /* chunks: batch launches only (--no-fuse's chunk spans count its chunks) */
-  timer_end(&t, st == TSR_OK, tsr_trace_args{-1, progress ? count : 0, elems, 0});
-  if (st != TSR_OK) return st;
-  for (int64_t i = 0; i < count; i++) {
-    out[i][0] = tsr_stat_combine(kind, s->hout + (size_t)maxparts * (size_t)i, s->hparts[i]);
+  timer_end(&job->t, ok && st == TSR_OK,
+            tsr_trace_args{-1, progress ? job->count : 0, job->elems, 0});
+  if (!ok || st != TSR_OK) return st;
+  for (int64_t i = 0; i < job->count; i++) {
+    out[i][0] = tsr_stat_combine(kind, s->hout + (size_t)job->maxparts * (size_t)i, s->hparts[i]);
     if (progress) progress(ctx, s->hcnt[i]);
   }
   return TSR_OK;
+}
+
+static int reduce_boxes(const dprog *d, int kind, int ndim, int64_t count, tsr_stat **out,
+                        launch_scratch *s) {
+  reduce_job job;
+  int st = reduce_submit(d, kind, ndim, count, s, &job);
+  int fs = reduce_finish(st == TSR_OK, kind, &job, out, s, NULL, NULL);
+  return st != TSR_OK ? st : fs;
 }
 
 /* Axis reduction of one box into out (host, count stats): the partials in
@@ -537,33 +634,75 @@ static int reduce_chunks_axis(const tsr_reduce_batch *bt) {
   return st != TSR_OK ? st : rs;
 }
 
+/* Fills s->hbx with the batch's chunks from first on: up to GROUP a launch,
+ * and no more elements than GROUP_ELEMS unless one chunk alone has them
+ * (then it is sliced): a launch stays short enough for Ctrl-C; a chunk's
+ * partials do not depend on its launch's company. Returns the count. */
+static int64_t group_fill(const tsr_reduce_batch *bt, int64_t first, launch_scratch *s) {
+  long long elems = 0;
+  int64_t count = 0;
+  for (; count < GROUP && first + count < bt->nchunks; count++) {
+    int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
+    tsr_grid_unravel(bt->grid, bt->ids[first + count], idx);
+    tsr_grid_chunk_box(bt->grid, idx, start, extent);
+    for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
+    if (count > 0 && elems + n > GROUP_ELEMS) break;
+    elems += n;
+    s->hbx[count] = tsr_gpu_make_box(bt->grid->ndim, start, extent);
+  }
+  return count;
+}
+
+/* The batch's launches two at a time where a second scratch set is free:
+ * the next launch is queued before the host waits for this one, so the
+ * GPU goes from one to the next without waiting for the host's copy,
+ * combination and launch in between (W1: 40 launches and 21 ms between
+ * them on an H200, 2026-11-26 21:45). At most two launches (~50 ms) are
+ * queued when Ctrl-C comes. */
 int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt) {
   tsr_gpu_bind_device();
   if (bt->axis >= 0) return reduce_chunks_axis(bt);
   dprog d;
-  launch_scratch s;
+  launch_scratch s[2];
+  reduce_job job[2];
   TSR_CHECK(tsr_gpu_prog_upload(bt->prog, &d));
-  int st = scratch_alloc(&s);
-  for (int64_t first = 0, count = 0; first < bt->nchunks && st == TSR_OK && !tsr_interrupted();
-       first += count) {
-    /* Up to GROUP chunks a launch, and no more elements than GROUP_ELEMS
-     * unless one chunk alone has them (then it is sliced): a launch stays
-     * short enough for Ctrl-C; a chunk's partials do not depend on its
-     * launch's company. */
-    long long elems = 0;
-    for (count = 0; count < GROUP && first + count < bt->nchunks; count++) {
-      int64_t idx[TSR_MAXDIM], start[TSR_MAXDIM], extent[TSR_MAXDIM], n = 1;
-      tsr_grid_unravel(bt->grid, bt->ids[first + count], idx);
-      tsr_grid_chunk_box(bt->grid, idx, start, extent);
-      for (int a = 0; a < bt->grid->ndim; a++) n *= extent[a];
-      if (count > 0 && elems + n > GROUP_ELEMS) break;
-      elems += n;
-      s.hbx[count] = tsr_gpu_make_box(bt->grid->ndim, start, extent);
-    }
-    st = reduce_boxes(&d, bt->kind, bt->grid->ndim, count, bt->out + first, &s, bt->progress,
-                      bt->progress_ctx);
+  int st = scratch_alloc(&s[0], 1), ndim = bt->grid->ndim;
+  s[1].slot = -1;
+  if (st == TSR_OK && scratch_alloc(&s[1], 0) != TSR_OK) { /* then one set */
+    s[1].slot = -1;
+    cudaGetLastError(); /* a failed allocation's error, which a launch check would see */
   }
-  scratch_release(&s);
+  int64_t first[2] = {0, 0}, next = 0;
+  int cur = 0, pending = 0; /* pending: s[cur] has a submitted batch */
+  while (st == TSR_OK && !tsr_interrupted() && (pending || next < bt->nchunks)) {
+    if (!pending) { /* the first launch, or one set only */
+      first[cur] = next;
+      next += group_fill(bt, next, &s[cur]);
+      st = reduce_submit(&d, bt->kind, ndim, next - first[cur], &s[cur], &job[cur]);
+      if (st != TSR_OK) break;
+      pending = 1;
+    }
+    int other = cur ^ 1, two = 0;
+    if (s[other].slot >= 0 && next < bt->nchunks && !tsr_interrupted()) {
+      first[other] = next;
+      next += group_fill(bt, next, &s[other]);
+      st = reduce_submit(&d, bt->kind, ndim, next - first[other], &s[other], &job[other]);
+      two = st == TSR_OK;
+    }
+    int fs = reduce_finish(1, bt->kind, &job[cur], bt->out + first[cur], &s[cur], bt->progress,
+                           bt->progress_ctx);
+    if (st == TSR_OK) st = fs;
+    pending = two;
+    if (two && st != TSR_OK) { /* the other launch still runs: wait for it */
+      reduce_finish(1, bt->kind, &job[other], bt->out + first[other], &s[other], NULL, NULL);
+      pending = 0;
+    }
+    cur = two ? other : cur;
+  }
+  if (pending) /* interrupted with a launch queued: wait before the sets go back */
+    reduce_finish(1, bt->kind, &job[cur], bt->out + first[cur], &s[cur], NULL, NULL);
+  scratch_release(&s[1]);
+  scratch_release(&s[0]);
   int rs = tsr_gpu_prog_release(&d);
   return st != TSR_OK ? st : rs;
 }
@@ -578,10 +717,10 @@ int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *e
     st = reduce_axis(&d, start, extent, kind, axis, out);
   } else {
     launch_scratch s;
-    st = scratch_alloc(&s);
+    st = scratch_alloc(&s, 1);
     if (st == TSR_OK) {
       s.hbx[0] = tsr_gpu_make_box(p->ndim, start, extent);
-      st = reduce_boxes(&d, kind, p->ndim, 1, &out, &s, NULL, NULL);
+      st = reduce_boxes(&d, kind, p->ndim, 1, &out, &s);
     }
     scratch_release(&s);
   }

@@ -40,6 +40,9 @@ done
 # uniform leaf, and a chunk large enough to be sliced; the leaf's a and b as
 # one step (b a power of two) or two (not), with and without operations
 # after the steps, rows of odd and even length (the walk pairs elements).
+# Boxes of 1 axis, and of 2 with rows of at least 256 elements whose ends
+# move the index by an even amount, take the pair stream (gen_pairs_run,
+# pairs across row ends); the others the row walk: both are here.
 for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 1)[::2, ::2])' \
          'sum((3 - normal(1, 2, shape=(300, 40, 500), chunks=(70, 13, 120), seed=11)[::-3, :, 1::2]) * 0.5)' \
          'mean(2 * uniform(shape=(5000, 3001), chunks=(900, 777), seed=12)[::-1, 1::3])' \
@@ -52,7 +55,10 @@ for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 
          'sum((normal(0.5, 0.3, shape=(3001, 999), chunks=(700, 333), seed=14) + 1) * 2 - 7)' \
          'max(uniform(-2, 3, shape=(2999, 1001), chunks=(1000, 1001), seed=15)[1::2, ::3] * 3)' \
          'mean(normal(-4, 0.125, shape=(777, 1333), chunks=(200, 400), seed=16) - 1)' \
-         'min(uniform(1, 2, shape=(1001, 1001), chunks=(333, 1001), seed=17)[:, 1::2])'; do
+         'min(uniform(1, 2, shape=(1001, 1001), chunks=(333, 1001), seed=17)[:, 1::2])' \
+         'var(normal(1, 3, shape=(3000, 2600), chunks=(1000, 1300), seed=18)[1::3, ::-1] * 2)' \
+         'sum(uniform(shape=(900, 2561), chunks=(300, 2561), seed=19)[::-1, ::5] - 0.5)' \
+         'mean(normal(shape=(1000, 512), chunks=(100, 512), seed=20)[:, ::2] + 3)'; do
   walk=$(gpu "$e")
   expect_eq "$walk" "$(TESSERA_GPU_NO_WALK=1 gpu "$e")" "the walking and general kernels on $e"
 done
