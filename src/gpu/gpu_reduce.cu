@@ -8,7 +8,7 @@
  * in order, blocks reduce with a fixed shared-memory tree, and the host
  * combines block partials in order. The result is independent of the GPU
  * model, the GPU count and the rank count. A thread waits once per launch,
- * for the partials the host combines.
+ * for the partials the host combines, with the next launch already queued.
  */
 #include <limits.h>
 
@@ -134,27 +134,44 @@ __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const db
   }
 }
 
-/* The thread's elements of a 2-D box (or a 1-D one) as one stream of pairs,
- * for GEN: where a row is at least THREADS long, a step of THREADS elements
- * crosses at most one row's end, and the element index then moves by
+/* The thread's elements of a 2-D box (or a 1-D one) as one stream, for GEN:
+ * where a row is at least THREADS long, a step of THREADS elements crosses
+ * at most one row's end, and the element index then moves by
  * wrap = e_coef[0] + e_coef[1] (THREADS - E) instead of e_coef[1] THREADS.
  * With both moves even, the parity of e (sin or cos, which words) is the
  * thread's and each element's Philox counter moves by half of them: a
- * step is a compare and two selects, and a pair may straddle two rows.
- * gen_walk_run's rows, each with its own set-up and its odd last element
- * taken alone, cost W2 14 instructions an element outside its pair loop
- * (ncu, 2026-11-26 21:46); here only the thread's last odd element is
- * alone. The same elements in the same order: the same bits.
- * gen_pairs_fit says where it applies (the same for the whole box). */
-__device__ static inline bool gen_pairs_fit(const dprog &p, const dbox &b) {
+ * step is a compare and two selects, and an iteration's elements may
+ * straddle row ends. gen_walk_run's rows, each with its own set-up and its
+ * odd last element taken alone, cost W2 14 instructions an element outside
+ * its pair loop (ncu, 2026-11-26 21:46); here only the thread's last
+ * GEN_WIDTH - 1 elements or fewer are outside the loop. The same elements
+ * in the same order: the same bits. gen_stream_fit says where it applies
+ * (the same for the whole box).
+ *
+ * GEN_WIDTH elements an iteration, their Philox words computed an
+ * iteration ahead (GEN_SKEW), at 2 blocks of THREADS per SM (GEN_MIN_BLOCKS:
+ * 124 registers): W1 on one H200 (bench/RESULTS.md, 2026-11-26 22:17),
+ * pairs at 3 blocks 0.474 s, at 2 blocks 0.471 s, with the words ahead
+ * 0.480 s; quads at 3 blocks 0.479 s, at 2 blocks 0.465 s, with the words
+ * ahead 0.460 s. */
+#ifndef GEN_STREAM
+#define GEN_STREAM 1
+#endif
+#ifndef GEN_SKEW
+#define GEN_SKEW 1
+#endif
+#ifndef GEN_WIDTH
+#define GEN_WIDTH 4
+#endif
+__device__ static inline bool gen_stream_fit(const dprog &p, const dbox &b) {
   if (p.ndim < 1 || p.ndim > 2 || b.extent[p.ndim - 1] >= (1LL << 30)) return false;
   if (p.ndim == 1) return true; /* one row: no step crosses its end */
   long long E = b.extent[1], c1 = p.leaf[0].e_coef[1], c0 = p.leaf[0].e_coef[0];
   return E >= THREADS && ((c0 + c1 * (THREADS - E)) & 1) == 0;
 }
 template <int KIND, bool NORMAL>
-__device__ static void gen_pairs_run(const dprog &p, const gen_table &t, const dbox &b, long long i,
-                                     long long hi, accum<KIND> &acc) {
+__device__ static void gen_stream_run(const dprog &p, const gen_table &t, const dbox &b,
+                                      long long i, long long hi, accum<KIND> &acc) {
   long long left = (hi - i + THREADS - 1) / THREADS;
   acc.counted(left);
   gen_walk w;
@@ -165,41 +182,68 @@ __device__ static void gen_pairs_run(const dprog &p, const gen_table &t, const d
   unsigned long long qs = (unsigned long long)(c1 * (THREADS / 2));
   unsigned long long qw = (unsigned long long)((c0 + c1 * (THREADS - (long long)E)) / 2);
   uint64_t odd = (uint64_t)w.e & 1;
-  for (long long k = left >> 1; k > 0; k--) {
-    unsigned long long qa = q;
-    j += THREADS;
-    bool wa = j >= E;
-    j = wa ? j - E : j;
-    q += wa ? qw : qs;
-    unsigned long long qb = q;
-    j += THREADS;
-    bool wb = j >= E;
-    j = wb ? j - E : j;
-    q += wb ? qw : qs;
-    uint4 w0 = gen_words(p, qa), w1 = gen_words(p, qb);
-    double v0 = gen_value<NORMAL>(p, t, odd, w0), v1 = gen_value<NORMAL>(p, t, odd, w1);
-    acc.put(v0);
-    acc.put(v1);
+#define GEN_STEP()        \
+  do {                    \
+    j += THREADS;         \
+    bool wrap = j >= E;   \
+    j = wrap ? j - E : j; \
+    q += wrap ? qw : qs;  \
+  } while (0)
+  /* nw: the next iteration's words (GEN_SKEW) */
+  uint4 nw[GEN_WIDTH];
+  if (GEN_SKEW) {
+#pragma unroll
+    for (int u = 0; u < GEN_WIDTH; u++) {
+      nw[u] = gen_words(p, q);
+      GEN_STEP();
+    }
   }
-  if (left & 1) acc.put(gen_value<NORMAL>(p, t, odd, gen_words(p, q)));
+  for (long long k = left / GEN_WIDTH; k > 0; k--) {
+    uint4 cw[GEN_WIDTH];
+#pragma unroll
+    for (int u = 0; u < GEN_WIDTH; u++) {
+      if (GEN_SKEW) {
+        cw[u] = nw[u];
+        nw[u] = gen_words(p, q);
+      } else {
+        cw[u] = gen_words(p, q);
+      }
+      GEN_STEP();
+    }
+    double v[GEN_WIDTH];
+#pragma unroll
+    for (int u = 0; u < GEN_WIDTH; u++) v[u] = gen_value<NORMAL>(p, t, odd, cw[u]);
+#pragma unroll
+    for (int u = 0; u < GEN_WIDTH; u++) acc.put(v[u]);
+  }
+  int rest = (int)(left % GEN_WIDTH);
+#pragma unroll
+  for (int u = 0; u < GEN_WIDTH - 1; u++)
+    if (u < rest) {
+      if (GEN_SKEW) {
+        acc.put(gen_value<NORMAL>(p, t, odd, nw[u]));
+      } else {
+        acc.put(gen_value<NORMAL>(p, t, odd, gen_words(p, q)));
+        GEN_STEP();
+      }
+    }
+#undef GEN_STEP
 }
 
-/* GEN kernels run 3 blocks of THREADS per SM (80 registers: the pairs'
- * own), GEN_REST ones 4 (64 registers; left alone they take 68 and fit 3):
- * W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks (51
- * registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
+/* GEN kernels run 2 blocks of THREADS per SM (124 registers: gen_stream_run's
+ * quads and the next quad's words; before it, gen_walk_run's pairs ran 3
+ * blocks at 78), GEN_REST ones 4 (64 registers; left alone they take 68 and
+ * fit 3): W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks
+ * (51 registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
  * 2026-11-26 15:30). */
-#ifndef GEN_PAIRS
-#define GEN_PAIRS 1
-#endif
 #ifndef GEN_MIN_BLOCKS
-#define GEN_MIN_BLOCKS 3
+#define GEN_MIN_BLOCKS 2
 #endif
 #define MIN_BLOCKS(MODE) ((MODE) == GEN ? GEN_MIN_BLOCKS : (MODE) == GEN_REST ? 4 : 1)
 template <int KIND, int MODE, bool SLICED>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE)) reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts,
-                                   const int *nparts, tsr_stat *out, long long out_stride,
-                                   slice_args sl) {
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
+    reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts, const int *nparts,
+                       tsr_stat *out, long long out_stride, slice_args sl) {
   __shared__ tsr_stat part[THREADS];
   __shared__ double shift;
   __shared__ gen_table table;
@@ -233,11 +277,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE)) reduce_full_kernel(
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if (MODE == GEN && GEN_PAIRS && gen_pairs_fit(p, b)) {
+    if (MODE == GEN && GEN_STREAM && gen_stream_fit(p, b)) {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
-        gen_pairs_run<KIND, true>(p, table, b, i, hi, acc);
+        gen_stream_run<KIND, true>(p, table, b, i, hi, acc);
       else if (i < hi)
-        gen_pairs_run<KIND, false>(p, table, b, i, hi, acc);
+        gen_stream_run<KIND, false>(p, table, b, i, hi, acc);
     } else if (MODE >= GEN) {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
         gen_walk_run<KIND, MODE, true>(p, table, b, i, hi, acc);
