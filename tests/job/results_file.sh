@@ -148,9 +148,12 @@ expect_eq "$(grep -c '^tessera: error:' e)" 1 "error lines for -o into a missing
 
 # ---- interrupts ----------------------------------------------------------------------------
 
-# A job of 10^10 normals runs for minutes; SIGINT must end it within a
-# second with status 130, leaving nothing (signal_test: tests/lib.sh).
-printf 'x = sum(normal(shape=(100000, 100000), chunks=(5000, 5000)))\n' >long.tsr
+# A job of 10^11 normals runs for minutes; SIGINT must end it within a
+# second with status 130, leaving nothing (signal_test: tests/lib.sh). With
+# 10^10 a 32-core GPU node finished before the signal: the wait is 4 times a
+# start-up measured with the default backend (CUDA there) under the suite's
+# load, and 32 threads generate 10^10 normals in a few seconds.
+printf 'x = sum(normal(shape=(1000000, 100000), chunks=(5000, 5000)))\n' >long.tsr
 # On the CPU backend: a GPU finishes this job in well under the 2 s wait
 # (tests/gpu/gpu_signals.sh is the GPU's version).
 signal_test "run (fused), 1 rank" INT 2 130 1 int_f1 "$TESSERA" --backend=cpu --quiet run long.tsr -o int_f1/r.h5
