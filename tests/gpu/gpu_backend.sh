@@ -41,8 +41,9 @@ done
 # one step (b a power of two) or two (not), with and without operations
 # after the steps, rows of odd and even length (the walk pairs elements).
 # Boxes of 1 axis, and of 2 with rows of at least 256 elements whose ends
-# move the index by an even amount, take the pair stream (gen_stream_run,
-# pairs across row ends); the others the row walk: both are here.
+# move the index by an even amount, take the element stream (gen_stream_run,
+# four elements an iteration across row ends); the others the row walk:
+# both are here.
 for e in 'sum((normal(10, 1, shape=(6000, 6000), chunks=(1000, 1000), seed=1) + 1)[::2, ::2])' \
          'sum((3 - normal(1, 2, shape=(300, 40, 500), chunks=(70, 13, 120), seed=11)[::-3, :, 1::2]) * 0.5)' \
          'mean(2 * uniform(shape=(5000, 3001), chunks=(900, 777), seed=12)[::-1, 1::3])' \
