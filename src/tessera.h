@@ -59,6 +59,13 @@ int tsr_init(int *argc, char ***argv);
 /* Ends MPI if tsr_init started it. */
 void tsr_finalize(void);
 
+/* The end of a run that returned TSR_ERR_INTERRUPTED: the exit status to
+ * return (128 + the signal: 130 for SIGINT, 143 for SIGTERM; 130 on a rank
+ * that learnt of another's interrupt), after ending MPI without waiting more
+ * than a quarter of a second for a launcher that is itself ending the job.
+ * The process must exit next. */
+int tsr_finalize_interrupted(void);
+
 /* Rank and size of the world communicator. */
 int tsr_rank(void);
 int tsr_size(void);

@@ -146,8 +146,12 @@ startup_delay() {
 
 # wait_watched PID: waits for the background PID, which a watchdog kills for
 # good after 10 s (a hang costs no more), and sets _rc to its exit status.
+# The watchdog drops the test's traps: bash runs a trapped signal's handler
+# in a subshell only after its foreground sleep, so an inherited 'exit 1'
+# would run the EXIT trap (cleanup: rm -rf $TMP) there 10 s later, under
+# the feet of the rest of the test.
 wait_watched() {
-  (sleep 10; kill -KILL "$1" 2>/dev/null) &
+  (trap - EXIT INT TERM HUP; sleep 10; kill -KILL "$1" 2>/dev/null) &
   _dog=$!
   set +e
   wait "$1"
@@ -170,7 +174,7 @@ signal_test() {
   _pid=$!
   BG_PIDS="$BG_PIDS $_pid"
   sleep "$_delay"
-  kill -"$_sig" "$_pid" 2>/dev/null || fail "$_what: finished before $_sig"
+  kill -"$_sig" "$_pid" 2>/dev/null || fail "$_what: ended before $_sig: $(tail -3 "$_dir.err")"
   _t0=$(date +%s.%N)
   wait_watched "$_pid"
   _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
@@ -182,6 +186,50 @@ signal_test() {
   fi
   awk -v t="$_dt" -v m="$_maxs" 'BEGIN { exit !(t <= m) }' ||
     soft_fail "$_what: $_dt s from SIG$_sig to exit (at most $_maxs s)"
+  [ -z "$(ls -A "$_dir")" ] || soft_fail "$_what: left $(ls -A "$_dir")"
+}
+
+# running PID...: some PID is a process that has not exited (a zombie whose
+# parent has not reaped it yet counts as exited).
+running() {
+  for _p in "$@"; do
+    _state=$(cut -d' ' -f3 "/proc/$_p/stat" 2>/dev/null) || continue
+    [ "$_state" = Z ] || return 0
+  done
+  return 1
+}
+
+# ranks_signal_test WHAT SIG WANT MAXS DIR ARGS...: tessera ARGS on 2 ranks
+# under mpirun; after startup_delay's wait SIG goes to the ranks (mpirun's
+# children), not to mpirun: every rank must be gone within MAXS s, mpirun
+# must return their status WANT, and DIR must be left empty.
+ranks_signal_test() {
+  _what=$1 _sig=$2 _want=$3 _maxs=$4 _dir=$5
+  shift 5
+  mkdir "$_dir"
+  startup_delay 2
+  # shellcheck disable=SC2046
+  "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
+  _pid=$!
+  BG_PIDS="$BG_PIDS $_pid"
+  sleep "$_delay"
+  _ranks=$(pgrep -P "$_pid" | tr '\n' ' ')
+  [ -n "$_ranks" ] || fail "$_what: no rank process found"
+  # shellcheck disable=SC2086
+  kill -"$_sig" $_ranks
+  _t0=$(date +%s.%N)
+  _n=0
+  # shellcheck disable=SC2086
+  while running $_ranks && [ "$_n" -lt 500 ]; do
+    sleep 0.02
+    _n=$((_n + 1))
+  done
+  _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  wait_watched "$_pid"
+  note "$_what: ranks gone $_dt s after SIG$_sig, mpirun exit status $_rc"
+  [ "$_rc" -eq "$_want" ] || soft_fail "$_what: mpirun exit status $_rc, expected $_want: $(tail -3 "$_dir.err")"
+  awk -v t="$_dt" -v m="$_maxs" 'BEGIN { exit !(t <= m) }' ||
+    soft_fail "$_what: the ranks took $_dt s after SIG$_sig to exit (at most $_maxs s)"
   [ -z "$(ls -A "$_dir")" ] || soft_fail "$_what: left $(ls -A "$_dir")"
 }
 

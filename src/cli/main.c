@@ -117,7 +117,7 @@ static const char *usage_sweep =
     "can cure (syntax, an unknown name, a swept name without param()) stops the sweep\n"
     "before any trial; a trial's own error is recorded and the others go on.\n"
     "Exit status: 0 every trial ok, 3 some trials failed, 1 the sweep failed,\n"
-    "130 interrupted (the journal keeps the finished trials: --resume).\n";
+    "130 interrupted, 143 by SIGTERM (the journal keeps the finished trials: --resume).\n";
 
 static const char *usage_eval =
     "usage: tessera eval 'EXPR' [OPTIONS]\n"
@@ -496,6 +496,7 @@ int main(int argc, char **argv) {
     }
   }
   int code = report(st);
+  if (st == TSR_ERR_INTERRUPTED) return tsr_finalize_interrupted(); /* 128 + the signal */
   tsr_finalize();
   return code;
 }

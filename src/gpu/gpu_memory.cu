@@ -67,6 +67,19 @@ static int pool_trim(void) {
   return freed;
 }
 
+/* What the pool holds, for the out-of-memory message (under pool_lock). */
+static void pool_census(char *buf, size_t n) {
+  int64_t used = 0;
+  size_t used_bytes = 0;
+  for (int64_t i = 0; i < npool; i++)
+    if (pool[i].used) {
+      used++;
+      used_bytes += pool[i].bytes;
+    }
+  snprintf(buf, n, "%lld blocks in use holding %zu bytes, %lld idle, %zu outside the pool",
+           (long long)used, used_bytes, (long long)(npool - used), outside_bytes);
+}
+
 int tsr_gpu_alloc(size_t bytes, double **ptr) {
   tsr_gpu_bind_device();
   pthread_mutex_lock(&pool_lock);
@@ -99,14 +112,17 @@ int tsr_gpu_alloc(size_t bytes, double **ptr) {
     pool[npool++] = (pool_block){*ptr, bytes, 1};
     pool_bytes += bytes;
     note_peak();
-  } else {
+  }
+  char census[160] = "";
+  if (e != cudaSuccess) {
     cudaGetLastError(); /* not sticky: the caller reports it */
+    pool_census(census, sizeof census);
   }
   pthread_mutex_unlock(&pool_lock);
   if (e != cudaSuccess)
     return TSR_ERROR(TSR_ERR_MEMORY,
-                     "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu)", bytes,
-                     pool_bytes, device_mem_limit);
+                     "out of GPU memory: %zu bytes for a chunk (%zu in use, limit %zu; %s)", bytes,
+                     pool_bytes, device_mem_limit, census);
   return TSR_OK;
 }
 

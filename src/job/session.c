@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 #include <math.h>
+#include <signal.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +51,19 @@ void tsr_options_default(tsr_options *opt) {
 int tsr_init(int *argc, char ***argv) {
   TSR_CHECK(tsr_comm_init(argc, argv));
   tsr_signals_install();
+  tsr_signals_launcher(tsr_comm_launcher_pid());
   return TSR_OK;
 }
 
 void tsr_finalize(void) { tsr_comm_finalize(); }
+
+int tsr_finalize_interrupted(void) {
+  int sig = tsr_interrupt_signal(), code = 128 + (sig > 0 ? sig : SIGINT);
+  fflush(stdout);
+  fflush(stderr);
+  tsr_comm_finalize_interrupted(code);
+  return code;
+}
 int tsr_rank(void) { return tsr_comm_rank(); }
 int tsr_size(void) { return tsr_comm_size(); }
 

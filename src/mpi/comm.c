@@ -19,6 +19,7 @@
 #include "mpi/mpi_check.h"
 #include "mpi/session.h"
 #include "util/error.h"
+#include "util/signals.h"
 
 /* The session is the communicator every collective of a job uses: the world,
  * or a sweep's group of ranks (mpi/groups.c). rank and size are the
@@ -138,6 +139,33 @@ void tsr_comm_finalize(void) {
   MPI_Finalized(&finalized);
   if (!finalized && node_comm != MPI_COMM_NULL) MPI_Comm_free(&node_comm);
   if (started_mpi && !finalized) MPI_Finalize();
+}
+
+void tsr_comm_finalize_interrupted(int code) {
+  if (tsr_signals_launcher_ending()) return; /* it would wait for the launcher's SIGKILL */
+  tsr_signals_exit_after(0.25, code);
+  tsr_comm_finalize();
+}
+
+static int is_launcher_name(const char *name) {
+  static const char *const names[] = {"mpirun", "mpiexec", "orterun", "orted", "prted", "prterun"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i])) return 1;
+  return 0;
+}
+
+int tsr_comm_launcher_pid(void) {
+  const char *fwd = getenv("OMPI_MCA_orte_forward_job_control");
+  if (!getenv("OMPI_COMM_WORLD_SIZE") || (fwd && *fwd && strcmp(fwd, "0"))) return 0;
+  pid_t parent = getppid();
+  char path[64], name[64] = "";
+  snprintf(path, sizeof path, "/proc/%ld/comm", (long)parent);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  if (!fgets(name, sizeof name, f)) name[0] = 0;
+  fclose(f);
+  name[strcspn(name, "\n")] = 0;
+  return is_launcher_name(name) ? (int)parent : 0;
 }
 
 void tsr_comm_abort(int code) {

@@ -14,6 +14,20 @@ int tsr_comm_init(int *argc, char ***argv);
  * node, hwloc's GPU plugins) or left to the user, as one line for info. */
 void tsr_comm_start_choices(char *buf, size_t n);
 void tsr_comm_finalize(void);
+/* The end of an interrupted run, which exits with status code next:
+ * MPI_Finalize, but the process ends with code if it has not returned
+ * within a quarter of a second. When the launcher itself is ending the job
+ * (Ctrl-C to mpirun), MPI_Finalize's handshake with it waits until the
+ * launcher kills the rank, a second or two later; when only the ranks were
+ * signalled it returns at once and the launcher reports their status.
+ * Skipped when the launcher's own SIGCONT announced the end (signals.h). */
+void tsr_comm_finalize_interrupted(int code);
+/* The pid of this rank's parent when it is Open MPI's launcher (mpirun,
+ * mpiexec, orterun, orted, prted, prterun: OMPI_COMM_WORLD_SIZE is set and
+ * the parent's name is one of these), else 0 (a singleton, srun, another
+ * MPI), and 0 when the user asked mpirun to forward job control
+ * (OMPI_MCA_orte_forward_job_control), whose resume is also a SIGCONT. */
+int tsr_comm_launcher_pid(void);
 /* Ends every rank at once: for failures on one rank only. Does not return. */
 void tsr_comm_abort(int code);
 

@@ -21,6 +21,52 @@ static void on_signal(int sig) {
     if (used[i]) unlink(temps[i]); /* async-signal-safe */
 }
 
+/* The launcher's SIGCONT is its SIGTERM a second early (tsr_signals_launcher);
+ * a SIGCONT from anyone else (a job control resume, a batch system's
+ * scontrol resume) is left alone. */
+static volatile sig_atomic_t launcher_pid, launcher_ending;
+static void on_continue(int sig, siginfo_t *info, void *ctx) {
+  (void)sig;
+  (void)ctx;
+  if (launcher_pid > 0 && info && info->si_code == SI_USER && info->si_pid == launcher_pid) {
+    launcher_ending = 1;
+    on_signal(SIGTERM);
+  }
+}
+
+int tsr_signals_launcher_ending(void) { return launcher_ending != 0; }
+
+void tsr_signals_launcher(int launcher) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  launcher_pid = launcher;
+  if (launcher <= 0) return;
+  sa.sa_sigaction = on_continue;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGCONT, &sa, NULL);
+}
+
+static volatile sig_atomic_t exit_code;
+static void on_exit_alarm(int sig) {
+  (void)sig;
+  _exit(exit_code);
+}
+
+void tsr_signals_exit_after(double seconds, int code) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  exit_code = code;
+  sa.sa_handler = on_exit_alarm;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_sec = (time_t)seconds;
+  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int tsr_signals_add_temp(const char *path) {
   if (strlen(path) >= sizeof temps[0]) return 0;
   for (int i = 0; i < MAX_TEMPS; i++)
@@ -47,6 +93,8 @@ void tsr_signals_install(void) {
 }
 
 int tsr_interrupted(void) { return interrupted != 0; }
+
+int tsr_interrupt_signal(void) { return interrupted == SIGALRM ? 0 : (int)interrupted; }
 
 /* A deadline is SIGALRM: it stops the run like SIGINT does, but only
  * tsr_signals_deadline_clear takes it back (an interrupt stays). */

@@ -7,7 +7,26 @@
 #define TSR_SIGNALS_H
 
 void tsr_signals_install(void);
+
+/* launcher: the pid of the process that started this one when it is Open
+ * MPI's launcher (mpirun or its daemon), else 0. Open MPI ends a job it was
+ * told to end (Ctrl-C or SIGTERM to mpirun) by sending its ranks SIGCONT,
+ * then SIGTERM only odls_base_sigkill_timeout (1 s) later: a SIGCONT from
+ * the launcher is taken as the interrupt it announces, so that every rank is
+ * gone at once instead of a second later. */
+void tsr_signals_launcher(int launcher);
+/* Whether the launcher's SIGCONT came: it is ending the job. */
+int tsr_signals_launcher_ending(void);
+
+/* Ends the process with status code if it is still running seconds from
+ * now (a bounded wait for a step that may never return, such as
+ * MPI_Finalize while the launcher is ending the job). */
+void tsr_signals_exit_after(double seconds, int code);
 int tsr_interrupted(void);
+
+/* The signal that interrupted the run (SIGINT, SIGTERM), or 0: none did,
+ * or only a deadline passed. */
+int tsr_interrupt_signal(void);
 
 /* A time limit (a sweep's --trial-timeout): after seconds (> 0; 0 cancels)
  * the run stops as if interrupted, and deadline_passed says it was the
