@@ -77,9 +77,11 @@ typedef struct tsr_trial_record {
 void tsr_journal_dir(const char *output, char *dir, size_t n);
 
 /* Creates dir with the manifest and a copy of the job, or checks that an
- * existing dir holds the same manifest. fresh removes the trials it holds;
- * otherwise a dir with trials is an error unless may_continue. *run: this
- * run's number, claimed in dir (above every earlier run's). */
+ * existing dir holds the same manifest and job. fresh removes the trials it
+ * holds; otherwise a dir with trials is an error unless may_continue. *run:
+ * this run's number, claimed in dir (above every earlier run's). Safe for
+ * any number of processes opening one dir at once (the shards of a job
+ * array): the first creates, the others join. */
 int tsr_journal_open(const char *dir, const char *manifest, const char *job_text, int may_continue,
                      int fresh, int *run);
 /* Reads dir/manifest (malloc'ed text). */

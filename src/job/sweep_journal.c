@@ -18,6 +18,11 @@
  *                             results, sweep_pending.c), appended as each
  *                             finishes and emptied when the records file is
  *                             written; locked (fcntl) while its group lives
+ * Any number of processes may create or join a journal at once (a job
+ * array's shards start together): the manifest and job.tsr are written to
+ * a private temporary "NAME.tmp-PID" and linked into place, so the first
+ * wins and the others find its whole text, which must be theirs; an open
+ * removes only the temporaries whose PID is gone from this host.
  * A records file is written under a temporary name, synced and renamed
  * (atomic on one file system), then the directory is synced, and a trial
  * is finished exactly when a records file holds it: a crash at any moment
@@ -37,6 +42,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,15 +139,48 @@ static int has_trials(const char *dir) {
   return found;
 }
 
-/* Removes temporaries left by a run that was killed (and, with all, every
- * trial's file and run claim). */
-static void remove_files(const char *dir, int all) {
+/* The writer of a temporary "NAME.tmp-PID": its PID, or 0 when name is
+ * not one. */
+static long tmp_writer(const char *name) {
+  const char *t = NULL;
+  for (const char *p = name; (p = strstr(p, ".tmp-")); p++) t = p;
+  char *end;
+  long pid = t ? strtol(t + 5, &end, 10) : 0;
+  return t && pid > 0 && end != t + 5 && !*end ? pid : 0;
+}
+
+/* Whether a temporary's writer is gone: this process (which writes none
+ * while it opens the journal) or a PID no process of this host has. The
+ * processes of one journal are assumed to run on one host (shards started
+ * on several nodes at once, sharing a journal on a network file system,
+ * can take another node's PID for a dead one). */
+static int writer_gone(long pid) {
+  return pid == (long)getpid() || (kill((pid_t)pid, 0) == -1 && errno == ESRCH);
+}
+
+/* Removes the temporaries of processes that are gone (a run that was
+ * killed), never those of a process that may still be writing them (a
+ * shard started at the same moment). */
+static void remove_stale(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  char path[4200];
+  for (struct dirent *e; (e = readdir(d));) {
+    long pid = tmp_writer(e->d_name);
+    if (!pid || !writer_gone(pid)) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
+/* Removes every trial's file and run claim (--overwrite). */
+static void remove_trials(const char *dir) {
   DIR *d = opendir(dir);
   if (!d) return;
   char path[4200];
   for (struct dirent *e; (e = readdir(d));)
-    if (strstr(e->d_name, ".tmp-") ||
-        (all && (is_trial_file(e->d_name) || !strncmp(e->d_name, "run-", 4)))) {
+    if (is_trial_file(e->d_name) || !strncmp(e->d_name, "run-", 4)) {
       snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
       unlink(path);
     }
@@ -178,37 +217,60 @@ static int claim_run(const char *dir, int *run) {
   }
 }
 
+enum { CREATED, FOUND_SAME, FOUND_OTHER };
+
+/* Creates path with text, or finds it there (*found): of any number of
+ * processes creating it at once, one links its private temporary into
+ * place and the others find that one's whole text, never a part. */
+static int create_or_join(const char *path, const char *text, int *found) {
+  int st = write_atomic(path, text, 1);
+  *found = CREATED;
+  if (st != -EEXIST) return st;
+  char *old = read_text(path);
+  *found = old && !strcmp(old, text) ? FOUND_SAME : FOUND_OTHER;
+  free(old);
+  return TSR_OK;
+}
+
+static int another_sweep(const char *dir) {
+  return TSR_ERROR(TSR_ERR_VALUE,
+                   "the journal '%s' is of another sweep (its job, trials or --warm-start "
+                   "differ): --overwrite starts it afresh, or use another -o",
+                   dir);
+}
+
+/* The manifest, created, joined or (fresh) replaced; with fresh the
+ * journal's trials are removed. */
+static int open_manifest(const char *dir, const char *manifest, int may_continue, int fresh) {
+  char path[4200];
+  int found;
+  snprintf(path, sizeof path, "%s/manifest", dir);
+  TSR_CHECK(create_or_join(path, manifest, &found));
+  if (found == CREATED) return TSR_OK;
+  if (found == FOUND_OTHER && !fresh) return another_sweep(dir);
+  if (fresh) remove_trials(dir);
+  if (found == FOUND_OTHER) TSR_CHECK(write_atomic(path, manifest, 0));
+  if (!may_continue && has_trials(dir))
+    return TSR_ERROR(TSR_ERR_VALUE,
+                     "the journal '%s' holds trials of this sweep: --resume continues it", dir);
+  return TSR_OK;
+}
+
+/* Any number of processes may open one journal at the same moment (the
+ * shards of a job array): each creates what is missing or joins what
+ * another created, and removes only the temporaries of the gone. */
 int tsr_journal_open(const char *dir, const char *manifest, const char *job_text, int may_continue,
                      int fresh, int *run) {
   char path[4200];
+  int found = CREATED;
   if (mkdir(dir, 0777) && errno != EEXIST)
     return TSR_ERROR(TSR_ERR_IO, "cannot create the sweep's journal '%s': %s", dir,
                      strerror(errno));
-  snprintf(path, sizeof path, "%s/manifest", dir);
-  int st = write_atomic(path, manifest, 1);
-  if (st == -EEXIST) {
-    char *old = read_text(path);
-    int same = old && !strcmp(old, manifest);
-    free(old);
-    if (!same && fresh) {
-      remove_files(dir, 1);
-      TSR_CHECK(write_atomic(path, manifest, 0));
-    } else if (!same)
-      return TSR_ERROR(
-          TSR_ERR_VALUE,
-          "the journal '%s' is of another sweep (its job, trials or --warm-start differ): "
-          "--overwrite starts it afresh, or use another -o",
-          dir);
-    if (fresh) remove_files(dir, 1);
-    if (!may_continue && has_trials(dir))
-      return TSR_ERROR(TSR_ERR_VALUE,
-                       "the journal '%s' holds trials of this sweep: --resume continues it", dir);
-  } else {
-    TSR_CHECK(st);
-  }
-  remove_files(dir, 0);
+  remove_stale(dir);
+  TSR_CHECK(open_manifest(dir, manifest, may_continue, fresh));
   snprintf(path, sizeof path, "%s/job.tsr", dir);
-  TSR_CHECK(write_atomic(path, job_text, 0));
+  TSR_CHECK(fresh ? write_atomic(path, job_text, 0) : create_or_join(path, job_text, &found));
+  if (found == FOUND_OTHER) return another_sweep(dir);
   return claim_run(dir, run);
 }
 

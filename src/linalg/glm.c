@@ -70,8 +70,29 @@ static void chunk_of_row(const tsr_node *xu, int64_t i, char *buf, size_t n) {
            (long long)g->starts[0][c], (long long)(g->starts[0][c] + g->sizes[0][c] - 1));
 }
 
+/* The error of the first bad row of block b (its rows from start), or
+ * TSR_OK when it has none: *row, that row (a row whose x is bad before one
+ * whose y is). */
+static int block_error(tsr_glm_data *d, const tsr_fit *fit, int64_t b, int64_t start,
+                       int64_t *row) {
+  double bad_x = d->all[2 * b], bad_y = d->all[2 * b + 1];
+  char where[128];
+  if (bad_x >= 0 && (bad_y < 0 || bad_x <= bad_y)) {
+    *row = start + (int64_t)bad_x;
+    chunk_of_row(fit->x_user, *row, where, sizeof where);
+    return TSR_ERROR(TSR_ERR_VALUE, "%s: X has a NaN or an infinity in row %lld (%s)", fit->label,
+                     (long long)*row, where);
+  }
+  if (bad_y < 0) return TSR_OK;
+  static const char *rule[] = {"0 or 1", "finite", "finite and >= 0"};
+  *row = start + (int64_t)bad_y;
+  return TSR_ERROR(TSR_ERR_VALUE, "%s: y[%lld] is not a valid response: %s family needs y %s",
+                   fit->label, (long long)*row, tsr_glm_families[d->family].name, rule[d->family]);
+}
+
 /* NaN or inf in X, responses the family does not take: one error naming
- * the first bad row. Collective. */
+ * the first bad row of all, found by the rank that holds it and printed
+ * once, the same on any number of ranks. Collective. */
 static int check_data(tsr_glm_data *d, const tsr_fit *fit) {
   double **betas = calloc((size_t)d->nmine + 1, sizeof(double *)),
          **outs = calloc((size_t)d->nmine + 1, sizeof(double *));
@@ -83,26 +104,11 @@ static int check_data(tsr_glm_data *d, const tsr_fit *fit) {
   }
   if (st == TSR_OK) st = tsr_glm_eval_mine(d, betas, TSR_GLM_CHECK, outs);
   free(betas), free(outs);
-  st = tsr_agree(st);
-  if (st == TSR_OK) st = tsr_glm_gather(d, 2, d->all);
-  TSR_CHECK(st);
-  int64_t start = 0;
-  for (int64_t b = 0; b < d->nb; start += d->rows[b], b++) {
-    double bad_x = d->all[2 * b], bad_y = d->all[2 * b + 1];
-    char where[128];
-    if (bad_x >= 0) {
-      chunk_of_row(fit->x_user, start + (int64_t)bad_x, where, sizeof where);
-      return TSR_ERROR(TSR_ERR_VALUE, "%s: X has a NaN or an infinity in row %lld (%s)", fit->label,
-                       (long long)(start + (int64_t)bad_x), where);
-    }
-    if (bad_y >= 0) {
-      static const char *rule[] = {"0 or 1", "finite", "finite and >= 0"};
-      return TSR_ERROR(TSR_ERR_VALUE, "%s: y[%lld] is not a valid response: %s family needs y %s",
-                       fit->label, (long long)(start + (int64_t)bad_y),
-                       tsr_glm_families[d->family].name, rule[d->family]);
-    }
-  }
-  return TSR_OK;
+  TSR_CHECK(tsr_agree(st));
+  int64_t row = INT64_MAX, start = 0; /* this rank's blocks in row order: its first bad row */
+  for (int64_t b = 0; b < d->nb && st == TSR_OK; start += d->rows[b], b++)
+    if (b % d->ex->size == d->ex->rank) st = block_error(d, fit, b, start, &row);
+  return tsr_agree_first(st, row);
 }
 
 static int set_outputs(tsr_node *const *outs, int n, const double *beta, int64_t p) {

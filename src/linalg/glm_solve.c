@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/agree.h"
 #include "util/error.h"
 
 #define ARMIJO 1e-4
@@ -139,10 +140,12 @@ int tsr_glm_newton(const tsr_glm_problem *pb, double *beta, tsr_fit *fit, double
   for (; st == TSR_OK && !stop_before(&k, q, gscale, it, ok, fit); it++) {
     memcpy(k.h, k.v + 1 + q, sizeof(double) * (size_t)(q * q));
     if (tsr_glm_newton_step(q, k.h, k.v + 1, k.d)) {
-      st = TSR_ERROR(TSR_ERR_VALUE,
-                     "%s: the Hessian is singular at iteration %d (linearly dependent columns "
-                     "of X, or data a hyperplane separates): add a penalty (regularizer=\"l2\")",
-                     fit->label, it + 1);
+      /* the small algebra is replicated: every rank finds it, the same */
+      st = tsr_agreed(
+          TSR_ERROR(TSR_ERR_VALUE,
+                    "%s: the Hessian is singular at iteration %d (linearly dependent columns "
+                    "of X, or data a hyperplane separates): add a penalty (regularizer=\"l2\")",
+                    fit->label, it + 1));
       break;
     }
     double t = 1;

@@ -6,10 +6,27 @@
 #ifndef TSR_AGREE_H
 #define TSR_AGREE_H
 
+#include <stdint.h>
+
 /* Every rank learns whether any failed (or was interrupted) and returns the
  * same status. A rank's own new error is printed by that rank; the others
  * fail silently with "another rank failed". Collective. */
 int tsr_agree(int st);
+
+/* st, when failing, is an error that every rank found the same, with the
+ * same text (a check of data every rank holds, or of the replicated small
+ * algebra): rank 0 prints it once, and later agreements keep it so. Not
+ * collective: every rank must call it with the same st. */
+int tsr_agreed(int st);
+
+/* A data error that a rank may find in its own part of the data (a bad
+ * value in its rows): index is this rank's first offending index (global;
+ * INT64_MAX when it found none), st its error. Every rank learns the
+ * smallest index over all ranks and returns the error of the rank that
+ * found it, which rank 0 prints once: the same message for any number of
+ * ranks. A rank that failed otherwise (index INT64_MAX, st failing) makes
+ * it tsr_agree(st). Collective. */
+int tsr_agree_first(int st, int64_t index);
 
 /* The same integer on every rank: the minimum of v. Collective. */
 int tsr_agree_min(int v, int *out);

@@ -14,6 +14,7 @@ static _Thread_local int err_code;
 static _Thread_local char err_msg[1024];
 static _Thread_local char err_where[256];
 static _Thread_local tsr_error_scope err_scope;
+static _Thread_local int err_agreed;
 
 int tsr_error_set(int code, const char *file, int line, const char *fmt, ...) {
   if (err_code == TSR_OK) {
@@ -36,7 +37,10 @@ void tsr_error_clear(void) {
   err_msg[0] = '\0';
   err_where[0] = '\0';
   err_scope = TSR_SCOPE_COLLECTIVE;
+  err_agreed = 0;
 }
 
 void tsr_error_set_scope(tsr_error_scope scope) { err_scope = scope; }
 tsr_error_scope tsr_error_get_scope(void) { return err_scope; }
+void tsr_error_set_agreed(void) { err_agreed = 1; }
+int tsr_error_agreed(void) { return err_agreed; }

@@ -22,6 +22,12 @@ void tsr_error_clear(void);
 /* Sets where the recorded error is reported (util/status.h). */
 void tsr_error_set_scope(tsr_error_scope scope);
 
+/* Marks the recorded error as one that every rank holds, the same text on
+ * each (mpi/agree.h: tsr_agreed), so that an agreement after it leaves it
+ * to rank 0 to print; tsr_error_clear forgets the mark. */
+void tsr_error_set_agreed(void);
+int tsr_error_agreed(void);
+
 /* Source position of the recorded error (for --debug output). */
 const char *tsr_error_where(void);
 

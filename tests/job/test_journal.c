@@ -4,7 +4,9 @@
  * never wrote as a records file (its process killed) are salvaged by the
  * next load, whole trials only, with their records and their results bit
  * for bit; a pending file that a live process holds is left alone; a
- * salvage never writes a trial twice.
+ * salvage never writes a trial twice; processes opening one journal at
+ * once all join it, and an open removes only the temporaries of processes
+ * that are gone.
  *
  * The crash is made deterministically: a journal kept without a flush, its
  * pending file then cut, extended with garbage or damaged; and, for the
@@ -376,6 +378,85 @@ START_TEST(empty_and_torn_only_pending_files_are_removed) {
 }
 END_TEST
 
+/* ---- opening: shards at once, temporaries of the gone -------------------------------- */
+
+static void touch(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  close(open(path, O_WRONLY | O_CREAT, 0666));
+}
+
+/* A PID that no process has: a child's, once it has been waited for. */
+static long dead_pid(void) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  ck_assert_int_ge(waitpid(pid, NULL, 0), 0);
+  return (long)pid;
+}
+
+/* An open removes the temporaries of a process that is gone (a dead PID,
+ * or its own) and keeps those of a live one, which may be writing them. */
+START_TEST(an_open_removes_the_temporaries_of_dead_processes_only) {
+  char name[64], dead[64], own[64];
+  pid_t live = fork();
+  if (live == 0) {
+    pause();
+    _exit(0);
+  }
+  snprintf(name, sizeof name, "job.tsr.tmp-%ld", (long)live);
+  snprintf(dead, sizeof dead, "records-000001-000000.h5.tmp-%ld", dead_pid());
+  snprintf(own, sizeof own, "manifest.tmp-%ld", (long)getpid());
+  touch(name), touch(dead), touch(own), touch("notes.tmp-x");
+  int run;
+  ck_assert_int_eq(tsr_journal_open(dir, "m\n", "job\n", 1, 0, &run), TSR_OK);
+  kill(live, SIGKILL);
+  waitpid(live, NULL, 0);
+  char got[512];
+  names("", got, sizeof got);
+  char want[512];
+  snprintf(want, sizeof want, "job.tsr %s manifest notes.tmp-x run-000001", name);
+  ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* Eight processes open a new journal at the same moment: every one
+ * succeeds with a run of its own, and the journal holds one manifest and
+ * one job.tsr, whole. Another sweep's manifest or job is still refused. */
+START_TEST(eight_opens_at_once_all_join_one_journal) {
+  char sub[128];
+  snprintf(sub, sizeof sub, "%s/j.trials", dir);
+  pid_t kids[8];
+  for (int k = 0; k < 8; k++)
+    if ((kids[k] = fork()) == 0) {
+      int run;
+      _exit(tsr_journal_open(sub, "manifest 1\n", "a = param(0)\n", 1, 0, &run) == TSR_OK ? run
+                                                                                          : 100);
+    }
+  int seen = 0;
+  for (int k = 0; k < 8; k++) {
+    int ws;
+    ck_assert_int_ge(waitpid(kids[k], &ws, 0), 0);
+    ck_assert(WIFEXITED(ws) && WEXITSTATUS(ws) >= 1 && WEXITSTATUS(ws) <= 8);
+    ck_assert_msg(!(seen & (1 << WEXITSTATUS(ws))), "run %d twice", WEXITSTATUS(ws));
+    seen |= 1 << WEXITSTATUS(ws);
+  }
+  char *text;
+  ck_assert_int_eq(tsr_journal_manifest(sub, &text), TSR_OK);
+  ck_assert_str_eq(text, "manifest 1\n");
+  free(text);
+  ck_assert_int_eq(tsr_journal_job(sub, &text), TSR_OK);
+  ck_assert_str_eq(text, "a = param(0)\n");
+  free(text);
+  int run;
+  ck_assert_int_ne(tsr_journal_open(sub, "manifest 2\n", "a = param(0)\n", 1, 0, &run), TSR_OK);
+  ck_assert(strstr(tsr_error_message(), "is of another sweep"));
+  tsr_error_clear();
+  ck_assert_int_ne(tsr_journal_open(sub, "manifest 1\n", "a = param(1)\n", 1, 0, &run), TSR_OK);
+  ck_assert(strstr(tsr_error_message(), "is of another sweep"));
+  remove_tree(sub);
+}
+END_TEST
+
 /* ---- the blob --------------------------------------------------------------------------- */
 
 /* A blob decodes to the record line and the items it was made of, every
@@ -436,6 +517,11 @@ static Suite *journal_suite(void) {
   tcase_add_test(salvage, a_live_pending_file_is_left_alone_and_salvaged_after_kill_9);
   tcase_add_test(salvage, empty_and_torn_only_pending_files_are_removed);
   suite_add_tcase(s, salvage);
+  TCase *open = tcase_create("open");
+  tcase_add_checked_fixture(open, setup, teardown);
+  tcase_add_test(open, an_open_removes_the_temporaries_of_dead_processes_only);
+  tcase_add_test(open, eight_opens_at_once_all_join_one_journal);
+  suite_add_tcase(s, open);
   TCase *blob = tcase_create("blob");
   tcase_add_test(blob, a_blob_round_trips_and_each_prefix_is_torn);
   suite_add_tcase(s, blob);
