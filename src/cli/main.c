@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tessera.h"
 
@@ -364,45 +363,6 @@ static int parse_cli(cli *c, int argc, char **argv) {
   return TSR_OK;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    TSR_ERROR(TSR_ERR_IO, "cannot open job file '%s': %s", path, strerror(errno));
-    return NULL;
-  }
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    if (f != stdin) fclose(f);
-    TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': it is a directory", path);
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-    n += got;
-    if (n + 1 == cap) {
-      char *p = realloc(buf, cap *= 2);
-      if (!p) free(buf);
-      buf = p;
-    }
-  }
-  int err = ferror(f) ? errno : 0;
-  if (f != stdin) fclose(f);
-  if (!buf) {
-    TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
-  } else if (err || n == 0) {
-    if (err)
-      TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': %s", path, strerror(err));
-    else
-      TSR_ERROR(TSR_ERR_VALUE, "job file '%s' is empty", path);
-    free(buf);
-    buf = NULL;
-  } else {
-    buf[n] = '\0';
-  }
-  return buf;
-}
-
 static int sweep_command(cli *c) {
   if (c->help) return rank0() ? fputs(usage_sweep, stdout), TSR_OK : TSR_OK;
   c->sw.grids = c->grids;
@@ -418,8 +378,8 @@ static int sweep_command(cli *c) {
   if (!c->arg) return usage_error("%s", "sweep needs a job file");
   if (!c->opt.output) return usage_error("%s", "sweep needs -o OUT.h5 (the table of trials)");
   if (c->opt.trace) return usage_error("%s", "--trace is for run and eval, not sweep");
-  char *text = read_file(c->arg);
-  if (!text) return tsr_error_code();
+  char *text;
+  TSR_CHECK(tsr_read_job(c->arg, &text));
   int st = tsr_sweep(&c->opt, &c->sw, c->arg, text, stdout);
   free(text);
   return st;
@@ -431,8 +391,8 @@ static int run_command(cli *c) {
   if (!strcmp(c->command, "run")) {
     if (c->help) return rank0() ? fputs(usage_run, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "run needs a job file");
-    char *text = read_file(c->arg);
-    if (!text) return tsr_error_code();
+    char *text;
+    TSR_CHECK(tsr_read_job(c->arg, &text));
     int st = tsr_run_job(&c->opt, c->arg, text, stdout);
     free(text);
     return st;
