@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static const char *usage_main =
     "                         run succeeds; without it an existing file is an error)\n"
     "  --backend=auto|cpu|cuda  where chunks are computed (default auto: cuda when\n"
     "                         built and a GPU is visible, else cpu)\n"
-    "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 512M\n"
+    "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 0.5G, 512M\n"
+    "                         or whole bytes; below one chunk's buffers it is refused\n"
     "                         (default: half the node's available memory / local ranks)\n"
     "  --no-fuse              materialize every intermediate chunk (no fusion, no\n"
     "                         slice pushdown): the honest baseline\n"
@@ -156,38 +158,21 @@ static int usage_error(const char *fmt, const char *what) {
   return TSR_ERR_USAGE;
 }
 
-/* "4G", "512M", "100k" or plain bytes. */
+/* "4G", "0.5G", "512M", "100k" or a whole number of bytes (at least 1): a
+ * fraction needs a unit, and what it comes to is whole bytes. */
 static int parse_size(const char *s, size_t *out) {
+  static const char units[] = "kKmMgGtT";
+  static const double mult[] = {1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12};
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || errno || v <= 0) return -1;
-  double mult = 1;
-  switch (*end) {
-  case 'k':
-  case 'K':
-    mult = 1e3;
-    end++;
-    break;
-  case 'm':
-  case 'M':
-    mult = 1e6;
-    end++;
-    break;
-  case 'g':
-  case 'G':
-    mult = 1e9;
-    end++;
-    break;
-  case 't':
-  case 'T':
-    mult = 1e12;
-    end++;
-    break;
-  }
+  if (end == s || errno || !(v > 0) || !(isdigit((unsigned char)*s) || *s == '.')) return -1;
+  const char *u = *end ? strchr(units, *end) : NULL;
+  double bytes = u ? v * mult[u - units] : v;
+  end += u != NULL;
   if (*end == 'B' || *end == 'b') end++;
-  if (*end) return -1;
-  *out = (size_t)(v * mult);
+  if (*end || !(bytes >= 1) || bytes > 1e18 || (!u && bytes != floor(bytes))) return -1;
+  *out = (size_t)bytes;
   return 0;
 }
 
@@ -319,7 +304,9 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
       return usage_error("unknown backend '%s': use auto, cpu or cuda", v);
   } else if ((v = option_value(argc, argv, i, "--mem-limit"))) {
     if (parse_size(v, &c->opt.mem_limit))
-      return usage_error("bad --mem-limit '%s': use e.g. 4G or 512M", v);
+      return usage_error("bad --mem-limit '%s': use e.g. 4G, 0.5G or 512M, or a whole number "
+                         "of bytes",
+                         v);
   } else if ((v = option_value(argc, argv, i, "--threads"))) {
     if (parse_uint(v, &u) || u == 0 || u > 4096) return usage_error("bad --threads '%s'", v);
     c->opt.threads = (int)u;
