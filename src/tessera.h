@@ -70,6 +70,12 @@ int tsr_finalize_interrupted(void);
 int tsr_rank(void);
 int tsr_size(void);
 
+/* The text of the job file path ('-': standard input), read on rank 0 alone
+ * and broadcast: *text (malloc'ed, NUL-terminated; the caller frees it) on
+ * every rank, or rank 0's error (a missing or empty file, a NUL byte in the
+ * text at its line and column) on every rank, reported by rank 0. Collective. */
+int tsr_read_job(const char *path, char **text);
+
 /* Runs a job (name is used in messages): prints small top-level values on
  * rank 0 to out and, when opt->output is set, writes the results file.
  * Returns 0 or a tsr_status; tsr_error_message() says what went wrong. */

@@ -4,10 +4,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tessera.h"
 
@@ -33,7 +33,8 @@ static const char *usage_main =
     "                         run succeeds; without it an existing file is an error)\n"
     "  --backend=auto|cpu|cuda  where chunks are computed (default auto: cuda when\n"
     "                         built and a GPU is visible, else cpu)\n"
-    "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 512M\n"
+    "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 0.5G, 512M\n"
+    "                         or whole bytes; below one chunk's buffers it is refused\n"
     "                         (default: half the node's available memory / local ranks)\n"
     "  --no-fuse              materialize every intermediate chunk (no fusion, no\n"
     "                         slice pushdown): the honest baseline\n"
@@ -157,38 +158,21 @@ static int usage_error(const char *fmt, const char *what) {
   return TSR_ERR_USAGE;
 }
 
-/* "4G", "512M", "100k" or plain bytes. */
+/* "4G", "0.5G", "512M", "100k" or a whole number of bytes (at least 1): a
+ * fraction needs a unit, and what it comes to is whole bytes. */
 static int parse_size(const char *s, size_t *out) {
+  static const char units[] = "kKmMgGtT";
+  static const double mult[] = {1e3, 1e3, 1e6, 1e6, 1e9, 1e9, 1e12, 1e12};
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || errno || v <= 0) return -1;
-  double mult = 1;
-  switch (*end) {
-  case 'k':
-  case 'K':
-    mult = 1e3;
-    end++;
-    break;
-  case 'm':
-  case 'M':
-    mult = 1e6;
-    end++;
-    break;
-  case 'g':
-  case 'G':
-    mult = 1e9;
-    end++;
-    break;
-  case 't':
-  case 'T':
-    mult = 1e12;
-    end++;
-    break;
-  }
+  if (end == s || errno || !(v > 0) || !(isdigit((unsigned char)*s) || *s == '.')) return -1;
+  const char *u = *end ? strchr(units, *end) : NULL;
+  double bytes = u ? v * mult[u - units] : v;
+  end += u != NULL;
   if (*end == 'B' || *end == 'b') end++;
-  if (*end) return -1;
-  *out = (size_t)(v * mult);
+  if (*end || !(bytes >= 1) || bytes > 1e18 || (!u && bytes != floor(bytes))) return -1;
+  *out = (size_t)bytes;
   return 0;
 }
 
@@ -320,7 +304,9 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
       return usage_error("unknown backend '%s': use auto, cpu or cuda", v);
   } else if ((v = option_value(argc, argv, i, "--mem-limit"))) {
     if (parse_size(v, &c->opt.mem_limit))
-      return usage_error("bad --mem-limit '%s': use e.g. 4G or 512M", v);
+      return usage_error("bad --mem-limit '%s': use e.g. 4G, 0.5G or 512M, or a whole number "
+                         "of bytes",
+                         v);
   } else if ((v = option_value(argc, argv, i, "--threads"))) {
     if (parse_uint(v, &u) || u == 0 || u > 4096) return usage_error("bad --threads '%s'", v);
     c->opt.threads = (int)u;
@@ -364,45 +350,6 @@ static int parse_cli(cli *c, int argc, char **argv) {
   return TSR_OK;
 }
 
-static char *read_file(const char *path) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) {
-    TSR_ERROR(TSR_ERR_IO, "cannot open job file '%s': %s", path, strerror(errno));
-    return NULL;
-  }
-  struct stat sb;
-  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    if (f != stdin) fclose(f);
-    TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': it is a directory", path);
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-    n += got;
-    if (n + 1 == cap) {
-      char *p = realloc(buf, cap *= 2);
-      if (!p) free(buf);
-      buf = p;
-    }
-  }
-  int err = ferror(f) ? errno : 0;
-  if (f != stdin) fclose(f);
-  if (!buf) {
-    TSR_ERROR(TSR_ERR_MEMORY, "out of memory reading '%s'", path);
-  } else if (err || n == 0) {
-    if (err)
-      TSR_ERROR(TSR_ERR_IO, "cannot read job file '%s': %s", path, strerror(err));
-    else
-      TSR_ERROR(TSR_ERR_VALUE, "job file '%s' is empty", path);
-    free(buf);
-    buf = NULL;
-  } else {
-    buf[n] = '\0';
-  }
-  return buf;
-}
-
 static int sweep_command(cli *c) {
   if (c->help) return rank0() ? fputs(usage_sweep, stdout), TSR_OK : TSR_OK;
   c->sw.grids = c->grids;
@@ -418,8 +365,8 @@ static int sweep_command(cli *c) {
   if (!c->arg) return usage_error("%s", "sweep needs a job file");
   if (!c->opt.output) return usage_error("%s", "sweep needs -o OUT.h5 (the table of trials)");
   if (c->opt.trace) return usage_error("%s", "--trace is for run and eval, not sweep");
-  char *text = read_file(c->arg);
-  if (!text) return tsr_error_code();
+  char *text;
+  TSR_CHECK(tsr_read_job(c->arg, &text));
   int st = tsr_sweep(&c->opt, &c->sw, c->arg, text, stdout);
   free(text);
   return st;
@@ -431,8 +378,8 @@ static int run_command(cli *c) {
   if (!strcmp(c->command, "run")) {
     if (c->help) return rank0() ? fputs(usage_run, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "run needs a job file");
-    char *text = read_file(c->arg);
-    if (!text) return tsr_error_code();
+    char *text;
+    TSR_CHECK(tsr_read_job(c->arg, &text));
     int st = tsr_run_job(&c->opt, c->arg, text, stdout);
     free(text);
     return st;

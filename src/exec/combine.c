@@ -64,7 +64,8 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   double t0 = tsr_comm_time();
   int st = tsr_comm_allgather_bytes(send, rec * (size_t)n, &all, &counts);
   tsr_exec_comm_done(ex, "allgather partials", t0,
-            st == TSR_OK ? (double)(rec * (size_t)tsr_grid_count(g) + rec * (size_t)n) : 0.0);
+                     st == TSR_OK ? (double)(rec * (size_t)tsr_grid_count(g) + rec * (size_t)n)
+                                  : 0.0);
   free(send);
   TSR_CHECK(st);
   double tc = tsr_trace_on ? tsr_trace_now() : 0.0;

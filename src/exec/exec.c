@@ -240,17 +240,33 @@ int tsr_exec_persist(tsr_exec *ex, tsr_node *n) {
   return st;
 }
 
-/* Finds, before any work, a --no-fuse chunk that cannot fit the budget, or
- * an array that cannot be held. */
+int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g) {
+  double need = 8.0 * (double)tsr_grid_max_chunk_elems(g);
+  if ((double)ex->mem_limit >= need) return TSR_OK;
+  char have[32], want[32];
+  human_bytes(need, want, sizeof want);
+  human_bytes((double)ex->mem_limit, have, sizeof have);
+  return TSR_ERROR(TSR_ERR_MEMORY,
+                   "chunks of %lld elements need %s each, over --mem-limit %s per rank: use "
+                   "smaller chunks or a larger --mem-limit",
+                   (long long)tsr_grid_max_chunk_elems(g), want, have);
+}
+
+/* Finds, before any work, a chunk that cannot fit the budget (with
+ * --no-fuse, the chain of chunks behind it; fused, a chunk that is computed
+ * into a buffer: a persisted one or the result's), or an array that cannot
+ * be held. A fused reduction of chunks computed where they are reduced needs
+ * no chunk buffer; one of staged chunks is checked by the waves. */
 int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
+  if (n->kind == N_PERSIST) TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
   return check_hold(ex, n);
 }
 
 int tsr_exec_check_result(const tsr_exec *ex, const tsr_node *node) {
   int threads;
-  if (ex->no_fuse && node->kind != N_REDUCE && !node->value)
-    return tsr_nofuse_threads(ex, node, &threads);
-  return TSR_OK;
+  if (node->value) return TSR_OK;
+  if (ex->no_fuse && node->kind != N_REDUCE) return tsr_nofuse_threads(ex, node, &threads);
+  return node->kind == N_REDUCE ? TSR_OK : tsr_exec_check_chunk(ex, &node->grid);
 }

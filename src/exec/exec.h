@@ -48,11 +48,16 @@ int tsr_exec_reduce(tsr_exec *ex, tsr_node *r);
  * already; on return node->value holds all of it on every rank. Collective. */
 int tsr_exec_elementwise(tsr_exec *ex, tsr_node *node);
 
+/* A chunk of g computed into a buffer needs 8 bytes an element: a budget
+ * below that is refused, not run one chunk at a time over it. */
+int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g);
+
 /* Checks, before any work, that dependency n can be computed within the
- * memory budget, and, for a node that will be held (persisted arrays,
- * Q and U, products), that its chunks fit the memory left beside what the
- * checks so far plan to hold (the walk over dependencies is
- * job/compute.c's; collective errors: every rank finds the same). */
+ * memory budget (a chunk's buffer where one is needed; with --no-fuse the
+ * chain of them), and, for a node that will be held (persisted arrays, Q
+ * and U, products), that its chunks fit the memory left beside what the
+ * checks so far plan to hold (the walk over dependencies, and the agreement
+ * of the ranks on its outcome, are job/compute.c's). */
 int tsr_exec_check_node(tsr_exec *ex, tsr_node *n);
 
 /* Computes persisted node n (kind N_PERSIST) whose dependencies are

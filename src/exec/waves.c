@@ -26,6 +26,7 @@ static int wave_size(const tsr_exec *ex, const tsr_grid *g, const tsr_prog *P, i
   for (int i = 0; P && i < P->nleaves; i++)
     staged += P->leaves[i].kind == LEAF_LOAD || P->leaves[i].kind == LEAF_XFER ||
               P->leaves[i].kind == LEAF_HELD;
+  TSR_CHECK(tsr_agree_each(tsr_exec_check_chunk(ex, g))); /* a staged chunk is in a buffer */
   return tsr_agree_min(
       tsr_wave_width(ex->threads, ex->mem_limit, tsr_grid_max_chunk_elems(g), staged), w);
 }

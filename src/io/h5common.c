@@ -123,13 +123,29 @@ const char *tsr_h5_filter_name(H5Z_filter_t id) {
   }
 }
 
-/* The file must exist, be readable and be HDF5: each with its own message. */
-int tsr_h5_check_file(const char *path) {
+/* What a file that is not a regular file is, for messages. */
+static const char *file_kind(mode_t m) {
+  return S_ISFIFO(m)   ? "a FIFO"
+         : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+                       : "not a file";
+}
+
+int tsr_h5_check_regular(const char *path) {
   struct stat sb;
   if (stat(path, &sb) != 0)
     return TSR_ERROR(TSR_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
   if (S_ISDIR(sb.st_mode))
     return TSR_ERROR(TSR_ERR_IO, "'%s' is a directory, not an HDF5 file", path);
+  if (!S_ISREG(sb.st_mode))
+    return TSR_ERROR(TSR_ERR_IO, "'%s' is not a regular file (%s)", path, file_kind(sb.st_mode));
+  return TSR_OK;
+}
+
+/* The file must exist, be readable and be HDF5: each with its own message. */
+int tsr_h5_check_file(const char *path) {
+  TSR_CHECK(tsr_h5_check_regular(path));
   if (access(path, R_OK) != 0)
     return TSR_ERROR(TSR_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
 #if H5_VERSION_GE(1, 12, 0)

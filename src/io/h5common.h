@@ -26,6 +26,11 @@ const char *tsr_h5_class_name(H5T_class_t c);
 /* "gzip", "shuffle", ... (registered ids of common plugins too). */
 const char *tsr_h5_filter_name(H5Z_filter_t id);
 
+/* The file must exist and be a regular file, checked before HDF5 opens it:
+ * opening a FIFO that has no writer (a shell's process substitution) would
+ * wait forever (TSR_ERR_IO). */
+int tsr_h5_check_regular(const char *path);
+
 /* The file must exist, be readable and be HDF5: each with its own message
  * (TSR_ERR_IO). */
 int tsr_h5_check_file(const char *path);

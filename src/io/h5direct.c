@@ -61,7 +61,7 @@ static int hdf5_descriptor(hid_t file) {
 /* Our own descriptor of path, when it is the file HDF5 has open (hfd). */
 static int own_descriptor(const char *path, int hfd) {
   struct stat ours, theirs;
-  int fd = hfd >= 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+  int fd = hfd >= 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
   if (fd >= 0 && (fstat(fd, &ours) != 0 || fstat(hfd, &theirs) != 0 ||
                   ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)) {
     close(fd);

@@ -47,6 +47,9 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective, ts
   r->path = strdup(path);
   r->name = strdup(dataset);
   int st = r->path && r->name ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  /* not a FIFO here either: the file may have changed since rank 0 described
+   * it, or be another file on this rank's node */
+  if (st == TSR_OK) st = tsr_h5_check_regular(path);
   hid_t fapl = st == TSR_OK ? tsr_h5_file_access(r->collective) : -1;
   if (st == TSR_OK && fapl >= 0) r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
   if (fapl >= 0) H5Pclose(fapl);

@@ -122,16 +122,34 @@ static size_t available_memory(void) {
   return kb * 1024;
 }
 
-/* Threads per rank: OMP_NUM_THREADS when set (OpenMP reads it itself);
- * otherwise the cores this rank is bound to, or the node's cores shared
- * among its ranks when unbound. */
-static int default_threads(void) {
-  if (getenv("OMP_NUM_THREADS")) return omp_get_max_threads();
+/* The most OpenMP threads a rank runs: --threads' own bound (libgomp fails
+ * to start far more). */
+#define MAX_THREADS 4096
+
+/* The cores this rank is bound to, or the node's cores shared among its
+ * ranks when unbound. */
+static int core_threads(void) {
   cpu_set_t set;
   long node = sysconf(_SC_NPROCESSORS_ONLN);
   int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)node;
   int t = mine < node ? mine : (int)(node / tsr_comm_local_size());
   return t > 0 ? t : 1;
+}
+
+/* Threads per rank: OMP_NUM_THREADS when it is a number (its first, as
+ * OpenMP reads "N,M"), capped at MAX_THREADS with a note from rank 0 when
+ * note is set; otherwise (unset, or a value OpenMP itself ignores) the cores. */
+static int default_threads(int note) {
+  const char *v = getenv("OMP_NUM_THREADS");
+  char *end = NULL;
+  errno = 0;
+  long n = v ? strtol(v, &end, 10) : 0;
+  int number = v && end != v && n > 0 && (*end == '\0' || *end == ',' || *end == ' ');
+  if (!number) return core_threads();
+  if (n <= MAX_THREADS && errno != ERANGE) return (int)n;
+  if (note && tsr_comm_rank() == 0)
+    fprintf(stderr, "tessera: OMP_NUM_THREADS=%s capped to %d\n", v, MAX_THREADS);
+  return MAX_THREADS;
 }
 
 /* ---- the backend and its device ------------------------------------------------- */
@@ -195,11 +213,14 @@ static int bind_device(const tsr_backend_ops *be, int allow_shared, int checked,
 int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   tsr_knobs k;
   memset(ex, 0, sizeof *ex);
-  TSR_CHECK(tsr_knobs_read(&k));
-  TSR_CHECK(choose_backend(opt, &ex->be));
+  /* a knob or a GPU that one rank alone lacks must not leave the others
+   * waiting in the collectives ahead */
+  int st = tsr_knobs_read(&k);
+  if (st == TSR_OK) st = choose_backend(opt, &ex->be);
+  TSR_CHECK(tsr_agree_each(st));
   ex->rank = tsr_comm_rank();
   ex->size = tsr_comm_size();
-  ex->threads = opt->threads > 0 ? opt->threads : default_threads();
+  ex->threads = opt->threads > 0 ? opt->threads : default_threads(!opt->devices_checked);
   ex->mem_limit =
       opt->mem_limit ? opt->mem_limit : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
@@ -222,8 +243,10 @@ int tsr_job_devices_check(const tsr_options *opt, int *checked) {
   tsr_knobs k;
   const tsr_backend_ops *be = NULL;
   tsr_backend_config cfg = {0};
-  TSR_CHECK(tsr_knobs_read(&k));
-  TSR_CHECK(choose_backend(opt, &be));
+  int st = tsr_knobs_read(&k);
+  if (st == TSR_OK) st = choose_backend(opt, &be);
+  TSR_CHECK(tsr_agree_each(st));
+  if (opt->threads == 0) default_threads(1); /* its note once, not once a trial */
   TSR_CHECK(bind_device(be, opt->gpus_shared || k.gpus_shared, 0, &cfg));
   *checked = 1 + cfg.any_shared;
   return TSR_OK;

@@ -81,6 +81,14 @@ int tsr_agree_first(int st, int64_t index) {
   return take_error(owner, st);
 }
 
+int tsr_agree_each(int st) {
+  int some_ok = st == TSR_OK;
+  if (tsr_comm_max_int(some_ok, &some_ok) != TSR_OK) return st == TSR_OK ? TSR_ERR_COMM : st;
+  st = tsr_agree(st);
+  if (st != TSR_OK && !some_ok) tsr_error_set_scope(TSR_SCOPE_COLLECTIVE);
+  return st;
+}
+
 int tsr_agree_min(int v, int *out) {
   int neg = -v;
   TSR_CHECK(tsr_comm_max_int(neg, &neg));

@@ -28,6 +28,12 @@ int tsr_agreed(int st);
  * it tsr_agree(st). Collective. */
 int tsr_agree_first(int st, int64_t index);
 
+/* As tsr_agree, for a check every rank makes of the same input (an
+ * environment variable, a command-line limit): when every rank failed,
+ * rank 0 alone reports its error, once; when only some did, each of those
+ * reports its own, with its rank. Collective. */
+int tsr_agree_each(int st);
+
 /* The same integer on every rank: the minimum of v. Collective. */
 int tsr_agree_min(int v, int *out);
 
