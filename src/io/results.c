@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A negative HDF5 status as TSR_ERR_IO naming the step, the object and the
@@ -222,12 +223,21 @@ static int sync_file(const char *path, const char *tmp) {
   return rc < 0 ? io_error(path, err) : TSR_OK;
 }
 
+int tsr_results_rename(const char *tmp, const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+    return TSR_ERROR(TSR_ERR_IO, "cannot replace '%s': it is not a regular file", path);
+  if (rename(tmp, path) < 0)
+    return TSR_ERROR(TSR_ERR_IO, "cannot rename the temporary file onto '%s': %s", path,
+                     strerror(errno));
+  return TSR_OK;
+}
+
 static int write_and_rename(const char *path, const char *tmp, const tsr_result_item *items,
                             int nitems, const tsr_attr *attrs, int nattrs) {
   TSR_CHECK(write_tmp(path, tmp, items, nitems, attrs, nattrs));
   TSR_CHECK(sync_file(path, tmp));
-  if (rename(tmp, path) < 0) return io_error(path, errno);
-  return TSR_OK;
+  return tsr_results_rename(tmp, path);
 }
 
 int tsr_results_probe(const char *path) {
