@@ -23,6 +23,7 @@
 #include "exec/exec.h"
 #include "eval/interp.h"
 #include "eval/ops_param.h"
+#include "io/h5array.h"
 #include "io/results.h"
 #include "job/compute.h"
 #include "mpi/agree.h"
@@ -49,6 +50,7 @@ void tsr_options_default(tsr_options *opt) {
 }
 
 int tsr_init(int *argc, char ***argv) {
+  tsr_h5_library_init();
   TSR_CHECK(tsr_comm_init(argc, argv));
   tsr_signals_install();
   return TSR_OK;
