@@ -65,8 +65,9 @@ if mpirun --version 2>/dev/null | grep -q 'Open MPI'; then
   fi
 fi
 
-step "${launcher[*]} tessera run $job -o $out"
-"${launcher[@]}" "$tessera" run "$job" -o "$out"
+# --overwrite: a second quickstart replaces the first one's results.
+step "${launcher[*]} tessera run $job -o $out --overwrite"
+"${launcher[@]}" "$tessera" run "$job" -o "$out" --overwrite
 
 step "h5ls -r -d $out (the results)"
 h5ls -r -d "$out"

@@ -29,8 +29,9 @@ static const char *usage_main =
     "\n"
     "options (anywhere on the line):\n"
     "  -o, --output FILE      results file for run (HDF5)\n"
-    "  --overwrite            let save() replace files that exist (only when the\n"
-    "                         run succeeds; without it an existing file is an error)\n"
+    "  --overwrite            let -o and save() replace files that exist (only when\n"
+    "                         the run succeeds; without it an existing file is an\n"
+    "                         error); never the job file or a file the job loads\n"
     "  --backend=auto|cpu|cuda  where chunks are computed (default auto: cuda when\n"
     "                         built and a GPU is visible, else cpu)\n"
     "  --mem-limit=SIZE       memory per rank for chunk buffers, e.g. 4G, 0.5G, 512M\n"
@@ -62,7 +63,8 @@ static const char *usage_run =
     "Runs the job in FILE ('-' for standard input). Names bound at top level whose\n"
     "values have at most 2^20 elements are printed on stdout by rank 0 and, with -o,\n"
     "written as datasets of OUT.h5 with provenance attributes. save(file, dataset,\n"
-    "array) statements write large arrays; a file that exists needs --overwrite.\n"
+    "array) statements write large arrays. An OUT.h5 or save() file that exists\n"
+    "needs --overwrite; -o /dev/null computes and writes nothing.\n"
     "`lam = param(0.1)` in FILE is 0.1, or VALUE with --set lam=VALUE.\n"
     "See tessera --help.\n";
 
@@ -287,7 +289,7 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
   else if (!strcmp(a, "-o") || !strncmp(a, "--output", 8)) {
     v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL)
                          : option_value(argc, argv, i, "--output");
-    if (!v) return usage_error("%s needs a file name", a);
+    if (!v || !*v) return usage_error("%s needs a file name", a[1] == 'o' ? "-o" : "--output");
     c->opt.output = v;
   } else if (!strncmp(a, "--trace", 7) && (a[7] == '\0' || a[7] == '=')) {
     v = option_value(argc, argv, i, "--trace");

@@ -18,6 +18,8 @@ const tsr_load_src *tsr_sources_find(const char *path, const char *dataset) {
   return NULL;
 }
 
+const tsr_load_src *tsr_sources_list(void) { return sources; }
+
 static void free_one(tsr_load_src *s) {
   free(s->path);
   free(s->dataset);

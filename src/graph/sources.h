@@ -30,6 +30,10 @@ typedef struct tsr_load_src {
 /* The record of (path, dataset), or NULL when the job has not loaded it. */
 const tsr_load_src *tsr_sources_find(const char *path, const char *dataset);
 
+/* Every record, newest first (follow ->next; NULL when none): the files a
+ * job reads, which the job layer checks its output files against. */
+const tsr_load_src *tsr_sources_list(void);
+
 /* Records (path, dataset) with what it holds. */
 int tsr_sources_add(const char *path, const char *dataset, const tsr_dataset_info *info,
                     const tsr_load_src **out);

@@ -119,6 +119,12 @@ void tsr_h5_cap_chunk(int ndim, int64_t *chunk, int64_t itemsize);
 /* Whether gzip (deflate) can be written by this HDF5. */
 int tsr_h5_gzip_available(void);
 
+/* Once, before any other HDF5 call: HDF5 does not close its files at exit
+ * (tessera closes each one itself). After a failed H5Fclose (a write past a
+ * file-size limit) HDF5 1.10 keeps a broken file that its exit-time cleanup
+ * would crash on, turning a reported error into a segfault. */
+void tsr_h5_library_init(void);
+
 /* ---- listing --------------------------------------------------------------- */
 
 /* Prints every dataset of path (shape, dtype, HDF5 chunks, filters, its

@@ -156,3 +156,5 @@ int tsr_h5_check_file(const char *path) {
   if (is <= 0) return TSR_ERROR(TSR_ERR_IO, "'%s' is not an HDF5 file", path);
   return TSR_OK;
 }
+
+void tsr_h5_library_init(void) { H5dont_atexit(); }

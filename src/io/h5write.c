@@ -147,28 +147,34 @@ int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start, co
   float *f = f32 ? malloc(sizeof(float) * (n + 1)) : NULL;
   if (f32 && !f) bad = 1;
   for (size_t i = 0; i < n && f; i++) f[i] = (float)data[i];
+  errno = 0;
   if (!bad)
     bad = mspace < 0 || H5Dwrite(d, f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, mspace, fspace,
                                  w->dxpl, f32 ? (const void *)f : (const void *)data) < 0;
+  int err = errno;
   free(f);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
-  if (bad) return TSR_ERROR(TSR_ERR_IO, "cannot write dataset '%s' of '%s'", dataset, w->final);
+  if (bad)
+    return TSR_ERROR(TSR_ERR_IO, "cannot write dataset '%s' of '%s'%s", dataset, w->final,
+                     tsr_h5_cause(err));
   return TSR_OK;
 }
 
 int tsr_h5_writer_close(tsr_h5_writer *w) {
   if (!w) return TSR_OK;
   int bad = 0;
+  errno = 0; /* the closes write what HDF5 kept in its caches */
   for (int i = 0; i < w->nopen; i++) {
     bad |= H5Dclose(w->dsets[i]) < 0;
     free(w->names[i]);
   }
   if (w->dxpl >= 0) H5Pclose(w->dxpl);
   if (w->file >= 0) bad |= H5Fclose(w->file) < 0;
+  int err = errno;
   const char *final = w->final;
   free(w);
-  if (bad) return TSR_ERROR(TSR_ERR_IO, "cannot finish writing '%s'", final);
+  if (bad) return TSR_ERROR(TSR_ERR_IO, "cannot finish writing '%s'%s", final, tsr_h5_cause(err));
   return TSR_OK;
 }
 
@@ -198,9 +204,12 @@ int tsr_h5_set_attrs(const char *tmp, const char *final, const tsr_attr *attrs, 
   hid_t file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
   H5_CHECK(file, TSR_ERR_IO, "cannot reopen the temporary file of '%s'", final);
   int bad = 0;
+  errno = 0;
   for (int i = 0; i < nattrs && !bad; i++) bad = put_attr(file, &attrs[i]) < 0;
   bad |= H5Fclose(file) < 0;
-  if (bad) return TSR_ERROR(TSR_ERR_IO, "cannot write the attributes of '%s'", final);
+  if (bad)
+    return TSR_ERROR(TSR_ERR_IO, "cannot write the attributes of '%s'%s", final,
+                     tsr_h5_cause(errno));
   return TSR_OK;
 }
 

@@ -1,10 +1,12 @@
 /*
  * results.c - writes the HDF5 results file (see results.h).
  *
- * Only rank 0 calls this, so there is no MPI here. The file is built under
- * "<path>.tmp-<pid>" (same directory, so rename(2) is atomic) and renamed onto
- * path only after it has been closed and synced; every failure removes the
- * temporary, which leaves any older file under path untouched.
+ * Only rank 0 calls this, so there is no MPI here. The file is built in
+ * memory (HDF5's core driver), written with write(2) under "<path>.tmp-<pid>"
+ * (same directory, so rename(2) is atomic; a full disk or a file-size limit
+ * is named by its errno) and renamed onto path only after it has been synced;
+ * every failure removes the temporary, which leaves any older file under path
+ * untouched.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,12 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-/* A negative HDF5 status as TSR_ERR_IO naming the step, the object and the
- * file (H5_CHECK, io/h5check.h). */
-#define RESULTS_CHECK(expr, what, name, path) \
-  H5_CHECK((expr), TSR_ERR_IO, "cannot %s '%s' in results file '%s'", (what), (name), (path))
+/* A negative HDF5 status as TSR_ERR_IO naming the step, the object, the
+ * file and a cause HDF5 hides (H5_CHECK, tsr_h5_cause: io/h5check.h; errno
+ * is cleared before the file is written). */
+#define RESULTS_CHECK(expr, what, name, path)                                                   \
+  H5_CHECK((expr), TSR_ERR_IO, "cannot %s '%s' in results file '%s'%s", (what), (name), (path), \
+           tsr_h5_cause(errno))
 
 size_t tsr_result_item_count(const tsr_result_item *it) {
   size_t n = 1;
@@ -199,35 +204,94 @@ static int reserve_tmp(const char *path, const char *tmp) {
   return TSR_OK;
 }
 
-/* Writes the complete HDF5 file under tmp, which reserve_tmp created. */
-static int write_tmp(const char *path, const char *tmp, const tsr_result_item *items, int nitems,
-                     const tsr_attr *attrs, int nattrs) {
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s'", path);
-  int st = write_contents(file, path, items, nitems, attrs, nattrs);
-  herr_t closed = H5Fclose(file);
-  if (st != TSR_OK) return st;
-  if (closed < 0) return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+/* HDF5's core driver without a backing store: the file lives in memory. */
+static hid_t memory_access(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl >= 0 && H5Pset_fapl_core(fapl, (size_t)1 << 20, 0) < 0) {
+    H5Pclose(fapl);
+    return -1;
+  }
+  return fapl;
+}
+
+/* The bytes of the finished file (malloc'ed). */
+static int take_image(hid_t file, const char *path, void **image, size_t *size) {
+  ssize_t n = H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
+  if (n < 0) return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+  TSR_MALLOC(*image, (size_t)n);
+  if (H5Fget_file_image(file, *image, (size_t)n) != n) {
+    free(*image);
+    *image = NULL;
+    return TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+  }
+  *size = (size_t)n;
   return TSR_OK;
 }
 
-/* Without fsync a crash just after the rename could leave an empty file
- * under the final name on some file systems. */
-static int sync_file(const char *path, const char *tmp) {
-  int fd = open(tmp, O_RDONLY);
-  if (fd < 0) return io_error(path, errno);
-  int rc = fsync(fd);
-  int err = errno;
-  close(fd);
-  return rc < 0 ? io_error(path, err) : TSR_OK;
+/* Builds the complete HDF5 file in memory, so that HDF5 never writes to
+ * disk: a full disk or a file-size limit then fails in write_image with
+ * its own errno, which HDF5 would hide. */
+static int build_image(const char *path, const char *tmp, const tsr_result_item *items, int nitems,
+                       const tsr_attr *attrs, int nattrs, void **image, size_t *size) {
+  hid_t fapl = memory_access();
+  hid_t file = fapl < 0 ? -1 : H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (file < 0) return TSR_ERROR(TSR_ERR_IO, "cannot create results file '%s'", path);
+  int st = write_contents(file, path, items, nitems, attrs, nattrs);
+  if (st == TSR_OK) st = take_image(file, path, image, size);
+  herr_t closed = H5Fclose(file);
+  if (st == TSR_OK && closed < 0) {
+    free(*image);
+    *image = NULL;
+    st = TSR_ERROR(TSR_ERR_IO, "cannot finish results file '%s'", path);
+  }
+  return st;
+}
+
+static int write_error(const char *path, int err) {
+  return TSR_ERROR(TSR_ERR_IO, "cannot write results file '%s': %s", path, strerror(err));
+}
+
+/* Writes image into tmp (which reserve_tmp created) and syncs it: without
+ * fsync a crash just after the rename could leave an empty file under the
+ * final name on some file systems. */
+static int write_image(const char *path, const char *tmp, const char *image, size_t size) {
+  int fd = open(tmp, O_WRONLY | O_TRUNC);
+  if (fd < 0) return write_error(path, errno);
+  size_t done = 0;
+  int err = 0;
+  while (done < size && !err) {
+    ssize_t n = write(fd, image + done, size - done);
+    if (n > 0)
+      done += (size_t)n;
+    else if (n == 0)
+      err = EIO;
+    else if (errno != EINTR)
+      err = errno;
+  }
+  if (!err && fsync(fd) < 0) err = errno;
+  if (close(fd) < 0 && !err) err = errno;
+  return err ? write_error(path, err) : TSR_OK;
+}
+
+int tsr_results_rename(const char *tmp, const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+    return TSR_ERROR(TSR_ERR_IO, "cannot replace '%s': it is not a regular file", path);
+  if (rename(tmp, path) < 0)
+    return TSR_ERROR(TSR_ERR_IO, "cannot rename the temporary file onto '%s': %s", path,
+                     strerror(errno));
+  return TSR_OK;
 }
 
 static int write_and_rename(const char *path, const char *tmp, const tsr_result_item *items,
                             int nitems, const tsr_attr *attrs, int nattrs) {
-  TSR_CHECK(write_tmp(path, tmp, items, nitems, attrs, nattrs));
-  TSR_CHECK(sync_file(path, tmp));
-  if (rename(tmp, path) < 0) return io_error(path, errno);
-  return TSR_OK;
+  void *image = NULL;
+  size_t size = 0;
+  TSR_CHECK(build_image(path, tmp, items, nitems, attrs, nattrs, &image, &size));
+  int st = write_image(path, tmp, image, size);
+  free(image);
+  return st == TSR_OK ? tsr_results_rename(tmp, path) : st;
 }
 
 int tsr_results_probe(const char *path) {

@@ -67,6 +67,11 @@ void tsr_results_set_truncate(tsr_results_set *s, int n);
 /* Frees everything; s is empty and reusable. */
 void tsr_results_set_clear(tsr_results_set *s);
 
+/* Renames tmp onto path, the last step of writing a file through its
+ * temporary: refused when path is there and is neither a regular file nor
+ * a symbolic link (a FIFO, a device or a directory is never replaced). */
+int tsr_results_rename(const char *tmp, const char *path);
+
 /* Checks, before any work, that path's directory takes the temporary file:
  * creates and removes it. Fails with TSR_ERR_IO naming the file. */
 int tsr_results_probe(const char *path);

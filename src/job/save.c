@@ -26,6 +26,7 @@
 #include "exec/exec.h"
 #include "exec/nofuse.h"
 #include "job/compute.h"
+#include "job/target.h"
 #include "mpi/agree.h"
 #include "mpi/tags.h"
 #include "io/h5array.h"
@@ -40,6 +41,7 @@
 typedef struct save_file {
   char *path, *tmp;
   int created; /* the temporary exists (rank 0 removes it on failure) */
+  int discard; /* the target is /dev/null: computed, never written */
 } save_file;
 
 /* The files of the job's saves (graph/sinks.h), each once, in the order of
@@ -57,7 +59,7 @@ static int file_index(const char *path) {
 
 static int add_file(const char *path) {
   TSR_CHECK(tsr_grow((void **)&files, &files_cap, nfiles + 1, sizeof *files, "for saved files"));
-  files[nfiles] = (save_file){strdup(path), NULL, 0};
+  files[nfiles] = (save_file){strdup(path), NULL, 0, 0};
   if (!files[nfiles].path) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   nfiles++;
   return TSR_OK;
@@ -80,47 +82,44 @@ static const tsr_sink *first_save(const char *path) {
 
 /* ---- checks before any work --------------------------------------------------- */
 
-static int target_error(const char *path, int code, const char *fmt, const char *arg) {
+/* The reason why, located at the first save into path. */
+static int target_error(const char *path, int code, const char *why) {
   const tsr_sink *e = first_save(path);
-  char msg[768];
-  snprintf(msg, sizeof msg, fmt, path, arg);
-  return tsr_source_error(e->text, e->line, e->col, code, "%s", msg);
+  return tsr_source_error(e->text, e->line, e->col, code, "%s", why);
 }
 
-/* Rank 0: can path be written (or replaced) with a temporary beside it? */
-static int check_target(const char *path, int overwrite, const char *results_path) {
-  struct stat sb;
-  if (results_path && !strcmp(path, results_path))
-    return target_error(path, TSR_ERR_VALUE, "'%s' is also the results file (-o)%s", "");
-  if (stat(path, &sb) == 0) {
-    if (S_ISDIR(sb.st_mode))
-      return target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", "it is a directory");
-    if (!overwrite)
-      return target_error(path, TSR_ERR_IO, "'%s' exists%s: run with --overwrite to replace it",
-                          "");
+/* Rank 0: the shared check (job/target.h), and not the results file. */
+static int check_target(save_file *f, int overwrite, const char *results_path,
+                        const char *job_file) {
+  tsr_target_rules r = {overwrite, job_file, "save to", ""};
+  char why[1024];
+  if (results_path && !strcmp(f->path, results_path)) {
+    snprintf(why, sizeof why, "'%s' is also the results file (-o)", f->path);
+    return target_error(f->path, TSR_ERR_VALUE, why);
   }
-  size_t len = strlen(path) + 32;
-  char *tmp = malloc(len);
-  if (!tmp) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666), st = TSR_OK;
-  if (fd < 0)
-    st = target_error(path, TSR_ERR_IO, "cannot save to '%s': %s", strerror(errno));
-  else {
-    close(fd);
-    unlink(tmp);
-  }
-  free(tmp);
+  int st = tsr_target_check(f->path, &r, &f->discard, why, sizeof why);
+  return st == TSR_OK ? st : target_error(f->path, st, why);
+}
+
+/* Every rank learns which files are /dev/null (computed, not written). */
+static int share_discards(void) {
+  int *flags;
+  TSR_CALLOC(flags, (size_t)nfiles, sizeof *flags);
+  for (int i = 0; i < nfiles; i++) flags[i] = files[i].discard;
+  int st = tsr_p2p_bcast(flags, sizeof *flags * (size_t)nfiles);
+  for (int i = 0; i < nfiles && st == TSR_OK; i++) files[i].discard = flags[i];
+  free(flags);
   return st;
 }
 
-int tsr_save_check(int overwrite, const char *results_path) {
+int tsr_save_check(int overwrite, const char *results_path, const char *job_file) {
   int st = list_files();
   if (nfiles == 0) return st;
   if (tsr_comm_rank() == 0)
     for (int i = 0; i < nfiles && st == TSR_OK; i++)
-      st = check_target(files[i].path, overwrite, results_path);
-  return tsr_agree_rank0(st, "cannot write a saved file");
+      st = check_target(&files[i], overwrite, results_path, job_file);
+  TSR_CHECK(tsr_agree_rank0(st, "cannot write a saved file"));
+  return tsr_agree(share_discards());
 }
 
 int tsr_save_plan(tsr_exec *ex) {
@@ -187,7 +186,7 @@ static int write_chunks(writing *c, tsr_h5_writer *w, int64_t n, const int64_t *
 static int write_wave(void *vctx, int64_t n, const int64_t *ids, double *const *host) {
   writing *c = vctx;
   tsr_exec *ex = c->ex;
-  if (tsr_node_size(c->e->node) == 0) return TSR_OK; /* nothing to write, on any rank */
+  if (c->f->discard || tsr_node_size(c->e->node) == 0) return TSR_OK; /* nothing to write */
   if (c->collective) {
     int most = (int)n;
     TSR_CHECK(tsr_comm_max_int(most, &most));
@@ -252,7 +251,7 @@ static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer
 static int write_file(tsr_exec *ex, save_file *f) {
   int collective = collective_writes(ex);
   tsr_h5_writer *w = NULL;
-  TSR_CHECK(create_file(ex, f, collective, &w));
+  if (!f->discard) TSR_CHECK(create_file(ex, f, collective, &w));
   int st = TSR_OK;
   for (int i = 0; i < tsr_sinks_count() && st == TSR_OK; i++) {
     const tsr_sink *e = tsr_sinks_at(i);
@@ -299,16 +298,15 @@ int tsr_save_commit(const tsr_attr *attrs, int nattrs) {
   if (tsr_comm_rank() == 0) {
     for (int i = 0; i < nfiles && st == TSR_OK; i++) {
       save_file *f = &files[i];
+      if (f->discard) continue;
       st = tsr_h5_set_attrs(f->tmp, f->path, attrs, nattrs);
       if (st == TSR_OK) st = sync_path(f->tmp, f->path);
     }
     for (int i = 0; i < nfiles && st == TSR_OK; i++) {
+      if (files[i].discard) continue;
       tsr_signals_remove_temp(files[i].tmp);
-      if (rename(files[i].tmp, files[i].path) < 0)
-        st = TSR_ERROR(TSR_ERR_IO, "cannot rename the temporary file onto '%s': %s", files[i].path,
-                       strerror(errno));
-      else
-        files[i].created = 0;
+      st = tsr_results_rename(files[i].tmp, files[i].path);
+      if (st == TSR_OK) files[i].created = 0;
     }
     if (st != TSR_OK) tsr_save_abort();
   }

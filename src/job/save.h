@@ -22,10 +22,12 @@
 /* Number of saves recorded by this job. */
 int tsr_save_count(void);
 
-/* Before any work: rank 0 checks every target (exists without overwrite,
- * the results file -o itself, a directory that cannot take the temporary);
- * every rank returns the same status. Collective. */
-int tsr_save_check(int overwrite, const char *results_path);
+/* Before any work: rank 0 checks every target (job/target.h: exists
+ * without overwrite, the job file, a loaded file, a directory or special
+ * file, a directory that cannot take the temporary; here also the results
+ * file -o itself); every rank returns the same status and learns which
+ * targets are /dev/null (computed, not written). Collective. */
+int tsr_save_check(int overwrite, const char *results_path, const char *job_file);
 
 /* Before any work: every saved array can be computed within the memory
  * budget (the executor's check). Collective errors. */

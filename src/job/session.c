@@ -24,6 +24,7 @@
 #include "exec/exec.h"
 #include "eval/interp.h"
 #include "eval/ops_param.h"
+#include "io/h5array.h"
 #include "io/results.h"
 #include "job/compute.h"
 #include "mpi/agree.h"
@@ -36,6 +37,7 @@
 #include "util/signals.h"
 #include "job/summary.h"
 #include "job/sweep.h"
+#include "job/target.h"
 #include "tessera.h"
 #include "util/trace.h"
 
@@ -49,6 +51,7 @@ void tsr_options_default(tsr_options *opt) {
 }
 
 int tsr_init(int *argc, char ***argv) {
+  tsr_h5_library_init();
   TSR_CHECK(tsr_comm_init(argc, argv));
   tsr_signals_install();
   tsr_signals_launcher(tsr_comm_launcher_pid());
@@ -67,11 +70,25 @@ int tsr_finalize_interrupted(void) {
 int tsr_rank(void) { return tsr_comm_rank(); }
 int tsr_size(void) { return tsr_comm_size(); }
 
-/* Rank 0 makes sure the results file can be created before any work; the
- * other ranks learn the outcome, and report nothing themselves. */
-static int probe_output(const char *path) {
-  int st = tsr_comm_rank() == 0 ? tsr_results_probe(path) : TSR_OK;
+/* Rank 0 checks the results file before any work (job/target.h); the other
+ * ranks learn the outcome, and report nothing themselves. *discard: -o is
+ * /dev/null (rank 0 knows it; only rank 0 writes). */
+static int check_output(const tsr_options *opt, const char *job_file, int *discard) {
+  tsr_target_rules r = {opt->overwrite, job_file, "create results file", "results file "};
+  char why[1024];
+  int st = TSR_OK;
+  *discard = 0;
+  if (tsr_comm_rank() == 0) {
+    st = tsr_target_check(opt->output, &r, discard, why, sizeof why);
+    if (st != TSR_OK) st = TSR_ERROR(st, "%s", why);
+  }
   return tsr_agree_rank0(st, "cannot create the results file");
+}
+
+/* Before any work: the results file, then the saved files. */
+static int check_targets(const tsr_options *opt, const char *job_file, int *discard) {
+  if (opt->output && !opt->keep) TSR_CHECK(check_output(opt, job_file, discard));
+  return tsr_save_check(opt->overwrite, opt->output, job_file);
 }
 
 /* ---- what to compute ---------------------------------------------------- */
@@ -209,6 +226,24 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
   return st;
 }
 
+/* Rank 0: writes the results file (or adds to the kept set), with its time
+ * and size in the I/O counters and the trace. */
+static int output_results(const tsr_options *opt, tsr_exec *ex, struct tsr_interp *ip,
+                          const char *text, timings *t) {
+  double tw = tsr_comm_time(), trw = tsr_trace_now();
+  int st = write_results(opt, ex, ip, text, t);
+  t->write = tsr_comm_time() - tw;
+  struct stat sb;
+  if (opt->keep || st != TSR_OK) return st;
+  double bytes = stat(opt->output, &sb) == 0 ? (double)sb.st_size : 0.0;
+  ex->io_s += t->write;
+  ex->io_bytes += bytes;
+  if (tsr_trace_on)
+    tsr_trace_span(TSR_TRACE_IO, "write results", 0, trw, tsr_trace_now(),
+                   (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
+  return st;
+}
+
 /* ---- printing ---------------------------------------------------------------- */
 
 static void print_bindings(FILE *out, const struct tsr_interp *ip) {
@@ -326,12 +361,11 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
   tsr_exec ex;
-  int st = interpret(opt, &src, &prog, &ip);
+  int st = interpret(opt, &src, &prog, &ip), discard = 0;
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
-  if (st == TSR_OK && opt->output && !opt->keep) st = probe_output(opt->output);
-  if (st == TSR_OK) st = tsr_save_check(opt->overwrite, opt->output);
+  if (st == TSR_OK) st = check_targets(opt, name, &discard);
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
   t.plan = tsr_comm_time() - t0 - t.parse;
   if (st == TSR_OK) st = plan_and_compute(&ex, &ip, &t);
@@ -342,18 +376,7 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   int computed = st == TSR_OK;
   if (computed && ex.rank == 0) {
     print_bindings(out, &ip);
-    double tw = tsr_comm_time(), trw = tsr_trace_now();
-    if (opt->output) st = write_results(opt, &ex, &ip, text, &t);
-    t.write = tsr_comm_time() - tw;
-    struct stat sb;
-    if (opt->output && !opt->keep && st == TSR_OK) {
-      double bytes = stat(opt->output, &sb) == 0 ? (double)sb.st_size : 0.0;
-      ex.io_s += t.write;
-      ex.io_bytes += bytes;
-      if (tsr_trace_on)
-        tsr_trace_span(TSR_TRACE_IO, "write results", 0, trw, tsr_trace_now(),
-                       (tsr_trace_args){-1, 0, 0, (int64_t)bytes});
-    }
+    if (opt->output && !discard) st = output_results(opt, &ex, &ip, text, &t);
   }
   if (computed && opt->output) {
     int worst = st;

@@ -90,6 +90,11 @@ void tsr_signals_install(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* Past a file-size limit (ulimit -f) a write fails with EFBIG instead of
+   * killing the process, so that the error is reported and the temporary
+   * file removed. */
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &sa, NULL);
 }
 
 int tsr_interrupted(void) { return interrupted != 0; }

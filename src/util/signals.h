@@ -1,7 +1,8 @@
 /*
  * signals.h - Ctrl-C and termination: the handler only raises a flag; the
  * executor stops taking chunks when it sees it and the CLI ends every rank
- * without leaving a results file behind.
+ * without leaving a results file behind. SIGXFSZ (a file-size limit) is
+ * ignored, so that the write fails with EFBIG and is cleaned up.
  */
 #ifndef TSR_SIGNALS_H
 #define TSR_SIGNALS_H

@@ -101,7 +101,7 @@ corner = big[99990:, 99995:]
 corner_rev = big[::-1, ::-1][:10, :5]
 EOF
 for mode in "" --no-fuse; do
-  capture sl.out sl.err tsr $mode run slice.tsr -o sl.h5
+  capture sl.out sl.err tsr $mode run slice.tsr -o sl.h5 --overwrite
   [ "$RC" -eq 0 ] || fail "slice job ${mode:-fused} failed: $(cat sl.err)"
   values sl.h5 x >x.txt
   cmp -s x.txt chunk1.txt || fail "x with chunks (4, 5) differs from chunks=7 (${mode:-fused})"
@@ -209,9 +209,9 @@ ucorner_idx=$(awk 'BEGIN { for (i = 99997; i < 100000; i++) for (j = 7; j < 9; j
 for seed in 0 12345 18446744073709551615; do
   for ranks in 1 2; do
     if [ "$ranks" = 1 ]; then
-      capture ref.out ref.err tsr --seed="$seed" run ref.tsr -o ref.h5
+      capture ref.out ref.err tsr --seed="$seed" run ref.tsr -o ref.h5 --overwrite
     else
-      capture ref.out ref.err mpi_tsr 2 --seed="$seed" run ref.tsr -o ref.h5
+      capture ref.out ref.err mpi_tsr 2 --seed="$seed" run ref.tsr -o ref.h5 --overwrite
     fi
     [ "$RC" -eq 0 ] || fail "reference job (--seed=$seed, $ranks ranks) failed: $(cat ref.err)"
     note "--seed=$seed, $ranks rank(s):"
