@@ -37,6 +37,24 @@ expect_eq "$(cat peak.out)" "$(tsr --backend=cuda eval "$W1")" "W1 under --mem-l
 W2NF='sum((normal(10, 1, shape=(40000, 40000), chunks=(5000, 5000)) + 1)[::2, ::2])'
 peak_of "12.8 GB, --no-fuse (chunks of 200 MB)" --no-fuse eval "$W2NF"
 expect_close "$(cat peak.out)" "$(tsr --backend=cuda eval "$W2NF")" 1e-12
+# Repeated runs give back what each run held: three --no-fuse runs under
+# the same limit (an 80 GB card once refused the second of W2's runs).
+peak_of "12.8 GB, --no-fuse, --repeat=3" --no-fuse --repeat=3 eval "$W2NF"
+# W2 itself (80 GB, 800 MB chunks) without a limit, once and three times:
+# the repeats' peak stays below one run's plus one chunk per worker.
+W2='mean((normal(10, 1, shape=(100000, 100000), chunks=(10000, 10000)) + 1)[::2, ::2])'
+peak_plain() {
+  "$TESSERA" --backend=cuda --no-fuse "$@" eval "$W2" >w2.out 2>w2.err ||
+    fail "W2 --no-fuse $*: exit status $?: $(tail -3 w2.err)"
+  sed -n 's/.*peak device memory \([0-9]*\) MB.*/\1/p' w2.err | head -1
+}
+one=$(peak_plain --repeat=1)
+three=$(peak_plain --repeat=3)
+workers=$(sed -n 's/^tessera: 1 rank x \([0-9]*\) thread.*/\1/p' w2.err | head -1)
+note "W2 --no-fuse: peak device memory $one MB in one run, $three MB in three ($workers workers)"
+[ -n "$one" ] && [ -n "$three" ] && [ -n "$workers" ] || fail "W2 --no-fuse: no summary: $(tail -3 w2.err)"
+[ "$three" -le $((one + 800 * workers)) ] ||
+  soft_fail "W2 --no-fuse --repeat=3: peak device memory $three MB, over one run's $one MB + one 800 MB chunk per worker"
 RC='sum(rechunk(normal(shape=(40000, 40000), chunks=(40000, 500), seed=2), (500, 40000)) * arange(40000))'
 peak_of "rechunk of 12.8 GB (columns to rows)" eval "$RC"
 expect_close "$(cat peak.out)" "$(tsr --backend=cpu eval "$RC")" 1e-12
