@@ -482,9 +482,23 @@ static double cone_bytes(const tsr_node *n) {
   return sum;
 }
 
+/* What the workers of one batch may take together: --mem-limit and, on a
+ * device, no more than the device's limit less what held arrays take there.
+ * The default --mem-limit is a share of the node's host memory: on a node of
+ * 256 GB it let 12 workers of 3.2 GB chunks ask an 80 GB card for 77 GB. */
+static double worker_limit(const tsr_exec *ex) {
+  double limit = (double)ex->mem_limit;
+  size_t dev = tsr_be_memory_limit(ex->be);
+  if (dev) {
+    double left = (double)dev - tsr_nodes_held_bytes();
+    if (left < limit) limit = left > 0 ? left : 0;
+  }
+  return limit;
+}
+
 int tsr_nofuse_threads(const tsr_exec *ex, const tsr_node *x, int *threads) {
   double per = cone_bytes(x) + 8.0 * (double)tsr_grid_max_chunk_elems(&x->grid);
-  double limit = (double)ex->mem_limit;
+  double limit = worker_limit(ex);
   if (per < 8.0) per = 8.0; /* empty chunks: no bytes, but a worker still runs */
   if (per > limit) {
     int64_t fit = (int64_t)(limit / (per / (double)tsr_grid_max_chunk_elems(&x->grid)));

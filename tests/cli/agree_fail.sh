@@ -97,19 +97,19 @@ unset OMP_NUM_THREADS
 [ "$RC" -eq 0 ] && [ "$(cat out)" = 1000 ] || soft_fail "OMP_NUM_THREADS=abc: exit $RC: $(cat out err)"
 
 # ---- 12: --mem-limit: whole bytes, fractions with a unit, at least one chunk ------------
-capture out err tsr --mem-limit=0.5 --no-fuse eval 'sum(ones(100000, chunks=10000))'
+capture out err tsr --backend=cpu --mem-limit=0.5 --no-fuse eval 'sum(ones(100000, chunks=10000))'
 [ "$RC" -eq 2 ] && grep -q "^tessera: error: bad --mem-limit '0.5'" err ||
   soft_fail "--mem-limit=0.5 (a fraction of a byte): exit $RC: $(cat out err)"
-capture out err tsr --mem-limit=0.5G eval 'sum(ones(1000, chunks=100))'
+capture out err tsr --backend=cpu --mem-limit=0.5G eval 'sum(ones(1000, chunks=100))'
 [ "$RC" -eq 0 ] && [ "$(cat out)" = 1000 ] || soft_fail "--mem-limit=0.5G: exit $RC: $(cat err)"
 # a fused result is computed into chunk buffers: one must fit
-capture out err tsr --mem-limit=0.5k eval 'normal(shape=1000, chunks=1000) + 1'
+capture out err tsr --backend=cpu --mem-limit=0.5k eval 'normal(shape=1000, chunks=1000) + 1'
 once "a fused chunk over --mem-limit" 'chunks of 1000 elements need 8000 bytes each, over --mem-limit 500 bytes'
 # a fused reduction of generated chunks needs no chunk buffer: it runs
-capture out err tsr --mem-limit=0.5k eval 'sum(ones(100000, chunks=10000))'
+capture out err tsr --backend=cpu --mem-limit=0.5k eval 'sum(ones(100000, chunks=10000))'
 [ "$RC" -eq 0 ] && [ "$(cat out)" = 100000 ] ||
   soft_fail "a fused reduction under --mem-limit=0.5k: exit $RC: $(cat err)"
-capture out err mpi_tsr 2 --mem-limit=0.5k --no-fuse eval 'sum(normal(shape=100000, chunks=10000))'
+capture out err mpi_tsr 2 --backend=cpu --mem-limit=0.5k --no-fuse eval 'sum(normal(shape=100000, chunks=10000))'
 once "a --no-fuse chunk over --mem-limit=0.5k, 2 ranks" 'over --mem-limit'
 
 finish
