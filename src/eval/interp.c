@@ -268,6 +268,10 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
           "too many indices for array: array is %d-dimensional, but %d were indexed", x->grid.ndim,
           axis + 1);
     int64_t len = x->grid.shape[axis];
+    if (it->kind == AST_TUPLE) /* x[[0, 2]]: a list literal is a tuple here */
+      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
+                           "indexing with a list or tuple (NumPy's fancy indexing) is not "
+                           "supported; use integers and slices");
     if (it->kind == AST_SLICE) {
       int64_t s0, s1, s2;
       const int64_t *p0, *p1, *p2;

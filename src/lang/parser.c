@@ -11,6 +11,7 @@
  *   power     := postfix ['**' factor]           -- so -x**2 == -(x**2)
  *   postfix   := atom ('(' args ')' | '[' subscripts ']' | '.' NAME)*
  *   atom      := number | string | NAME | True | False | None | '(' ... ')'
+ *                | '[' ... ']'                  -- a list: the same tuple
  *
  * Memory: every node is recorded in the parser as it is made, so an error
  * anywhere only has to return; the entry points then free all recorded nodes
@@ -251,6 +252,19 @@ static int parse_name(parser *p, ast_node **out) {
   return dup_text(t->text, t->len, &(*out)->str);
 }
 
+/* The items of a tuple after its first, up to and including closer; a
+ * trailing comma is allowed. */
+static int parse_items(parser *p, const tsr_token *open, const char *closer, ast_node *tuple) {
+  while (is_op(peek(p), ",")) {
+    next(p);
+    if (is_op(peek(p), closer)) break;
+    ast_node *item;
+    TSR_CHECK(parse_expr(p, &item));
+    TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
+  }
+  return expect_close(p, open, closer);
+}
+
 /* "()" is the empty tuple, "(x)" is x itself, "(x,)" and "(x, y)" tuples. */
 static int parse_paren(parser *p, ast_node **out) {
   const tsr_token *open = next(p);
@@ -266,15 +280,24 @@ static int parse_paren(parser *p, ast_node **out) {
   }
   TSR_CHECK(new_node(p, AST_TUPLE, open, &tuple));
   TSR_CHECK(push_node(&tuple->items, &tuple->nitems, first));
-  while (is_op(peek(p), ",")) {
-    next(p);
-    if (is_op(peek(p), ")")) break;
-    ast_node *item;
-    TSR_CHECK(parse_expr(p, &item));
-    TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
-  }
   *out = tuple;
-  return expect_close(p, open, ")");
+  return parse_items(p, open, ")", tuple);
+}
+
+/* A list is the tuple of its items ("shape=[100, 100]" as NumPy users write
+ * it): the language has no mutable sequences, so no separate value kind.
+ * "[x]" is a one-item tuple, "[]" the empty one. */
+static int parse_list(parser *p, ast_node **out) {
+  const tsr_token *open = next(p);
+  TSR_CHECK(new_node(p, AST_TUPLE, open, out));
+  if (is_op(peek(p), "]")) {
+    next(p);
+    return TSR_OK;
+  }
+  ast_node *first;
+  TSR_CHECK(parse_expr(p, &first));
+  TSR_CHECK(push_node(&(*out)->items, &(*out)->nitems, first));
+  return parse_items(p, open, "]", *out);
 }
 
 static int parse_atom(parser *p, ast_node **out) {
@@ -291,7 +314,7 @@ static int parse_atom(parser *p, ast_node **out) {
     break;
   }
   if (is_op(t, "(")) return parse_paren(p, out);
-  if (is_op(t, "[")) return SYNTAX(p, t, "list literals are not supported; use a tuple (...)");
+  if (is_op(t, "[")) return parse_list(p, out);
   return unexpected(p, t);
 }
 
@@ -420,8 +443,9 @@ static int parse_postfix(parser *p, ast_node **out) {
   for (int links = 0;; links++) {
     const tsr_token *t = peek(p);
     if (p->depth + links > MAX_DEPTH && (is_op(t, "(") || is_op(t, "[") || is_op(t, ".")))
-      return SYNTAX(p, t, "expression is nested too deeply (a chain of calls, subscripts and "
-                          "attributes counts one level a link): split it with intermediate names");
+      return SYNTAX(p, t,
+                    "expression is nested too deeply (a chain of calls, subscripts and "
+                    "attributes counts one level a link): split it with intermediate names");
     if (is_op(t, "("))
       TSR_CHECK(parse_call(p, start, out));
     else if (is_op(t, "["))

@@ -354,6 +354,24 @@ START_TEST(parenthesized_tuples_of_any_length) {
 }
 END_TEST
 
+/* A list literal is the same tuple node: shape=[3, 4] means shape=(3, 4). */
+START_TEST(list_literals_are_tuples) {
+  ck_expr("[]", "(tuple)");
+  ck_expr("[a]", "(tuple a)");
+  ck_expr("[a, b]", "(tuple a b)");
+  ck_expr("[a, b,]", "(tuple a b)");
+  ck_expr("[[1, 2], (3,)]", "(tuple (tuple 1 2) (tuple 3))");
+  ck_expr("f(shape=[10, 20], chunks=[5, [4, 6, 10]])",
+          "(call f shape=(tuple 10 20) chunks=(tuple 5 (tuple 4 6 10)))");
+  ck_expr("[1,\n 2]", "(tuple 1 2)");
+  ck_prog("a, b = [b, a]", "(= a b (tuple b a))");
+  ast_node *n = parse_one("  [a, b]");
+  ck_assert_int_eq(n->col, 3);
+  ck_assert_int_eq(n->items[1]->col, 7);
+  tsr_ast_free(n);
+}
+END_TEST
+
 START_TEST(bare_tuples_on_the_right_of_assignment) {
   ck_prog("x = 1, 2", "(= x (tuple 1 2))");
   ck_prog("x = 1,", "(= x (tuple 1))");
@@ -587,7 +605,8 @@ static const error_case error_cases[] = {
     {"x = a % 2", 1, 7, "operator '%' is not supported"},
     {"x = a // 2", 1, 7, "operator '//' is not supported"},
     {"x += 1", 1, 3, "augmented assignment '+=' is not supported"},
-    {"x = [1, 2]", 1, 5, "list literals are not supported; use a tuple (...)"},
+    {"x = [1, 2)", 1, 10, "expected ']' to close '[' opened at 1:5"},
+    {"x = [1 2]", 1, 8, "expected ']' to close '[' opened at 1:5"},
     {"x = {}", 1, 5, "dict and set literals are not supported"},
     {"x = 1 2", 1, 7, "unexpected number '2'"},
     {"x = a b", 1, 7, "unexpected name 'b'"},
@@ -822,6 +841,7 @@ static Suite *parser_suite(void) {
   tcase_add_test(t, strings_resolve_escapes_with_either_quote);
   tcase_add_test(t, true_false_none_are_literals);
   tcase_add_test(t, parenthesized_tuples_of_any_length);
+  tcase_add_test(t, list_literals_are_tuples);
   tcase_add_test(t, bare_tuples_on_the_right_of_assignment);
   tcase_add_test(t, tuple_unpacking_with_and_without_parentheses);
   tcase_add_test(t, expression_statements_have_no_targets);
