@@ -12,6 +12,7 @@
  *   postfix   := atom ('(' args ')' | '[' subscripts ']' | '.' NAME)*
  *   atom      := number | string | NAME | True | False | None | '(' ... ')'
  *                | '[' ... ']'                  -- a list: the same tuple
+ *   import    := 'import' NAME ('.' NAME)* ['as' NAME]   -- accepted, ignored
  *
  * Memory: every node is recorded in the parser as it is made, so an error
  * anywhere only has to return; the entry points then free all recorded nodes
@@ -21,10 +22,12 @@
  * still tokenize, so that they are reported by name rather than as a vague
  * "unexpected" token.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/ast.h"
+#include "lang/modules.h"
 #include "util/error.h"
 #include "util/strmap.h"
 #include "lang/lexer.h"
@@ -605,6 +608,46 @@ static int end_statement(parser *p) {
   return unexpected(p, t);
 }
 
+/* The module name after 'import' ("dask.array") into buf. */
+static int parse_module_name(parser *p, char *buf, size_t n) {
+  size_t used = 0;
+  for (;;) {
+    const tsr_token *t = peek(p);
+    if (t->kind != TSR_TOK_NAME || is_reserved(t))
+      return SYNTAX(p, t, "expected a module name after '%s'", used ? "." : "import");
+    next(p);
+    int k = snprintf(buf + used, n - used, "%s%.*s", used ? "." : "", t->len, t->text);
+    used = k > 0 && (size_t)k < n - used ? used + (size_t)k : n - 1;
+    if (!is_op(peek(p), ".")) return TSR_OK;
+    next(p);
+  }
+}
+
+/* "import numpy as np" and the like, so that a pasted script header works:
+ * the prefixes resolve without it (modules.h), so an accepted import makes
+ * no statement. Any other import is an error at its module name. */
+static int parse_import(parser *p) {
+  next(p); /* 'import' */
+  const tsr_token *at = peek(p), *alias = NULL;
+  char module[128], name[64];
+  TSR_CHECK(parse_module_name(p, module, sizeof module));
+  if (is_name(peek(p), "as")) {
+    next(p);
+    alias = peek(p);
+    if (alias->kind != TSR_TOK_NAME || is_reserved(alias))
+      return SYNTAX(p, alias, "expected a name after 'as'");
+    next(p);
+    snprintf(name, sizeof name, "%.*s", alias->len, alias->text);
+  }
+  if (!tsr_module_import_ok(module, alias ? name : NULL)) {
+    char accepted[256];
+    tsr_module_imports(accepted, sizeof accepted);
+    return SYNTAX(p, at, "'import %s%s%s' is not supported: a job accepts only %s", module,
+                  alias ? " as " : "", alias ? name : "", accepted);
+  }
+  return end_statement(p);
+}
+
 static int parse_statement(parser *p, ast_stmt *st) {
   const tsr_token *first = peek(p);
   st->line = first->line;
@@ -626,6 +669,10 @@ static int parse_statements(parser *p, ast_program *prog) {
   for (;;) {
     while (peek(p)->kind == TSR_TOK_NEWLINE) next(p);
     if (peek(p)->kind == TSR_TOK_EOF) return TSR_OK;
+    if (is_name(peek(p), "import")) {
+      TSR_CHECK(parse_import(p));
+      continue;
+    }
     if (is_full(prog->nstmts)) {
       size_t cap = (size_t)(prog->nstmts ? 2 * prog->nstmts : 1);
       ast_stmt *s = realloc(prog->stmts, cap * sizeof *s);
