@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/modules.h"
 #include "util/error.h"
 #include "util/grow.h"
 #include "eval/ops.h"
@@ -88,6 +89,24 @@ static int unknown_name(tsr_interp *ip, const ast_node *e) {
   return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME, "name '%s' is not defined", e->str);
 }
 
+/* The value of a predefined name (constants[]); 0 when name is none. */
+static int constant_value(const char *name, tsr_value *out) {
+  memset(out, 0, sizeof *out);
+  if (!strcmp(name, "float64") || !strcmp(name, "float32")) {
+    out->kind = V_STR;
+    out->s = !strcmp(name, "float64") ? "float64" : "float32";
+    return 1;
+  }
+  static const double values[] = {M_PI, M_E, INFINITY, NAN};
+  for (int i = 2; i < 6; i++)
+    if (!strcmp(name, constants[i])) {
+      out->kind = V_FLOAT;
+      out->f = values[i - 2];
+      return 1;
+    }
+  return 0;
+}
+
 static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   tsr_binding *b = lookup(ip, e->str);
   memset(out, 0, sizeof *out);
@@ -95,18 +114,7 @@ static int eval_name(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     *out = b->value;
     return TSR_OK;
   }
-  if (!strcmp(e->str, "float64") || !strcmp(e->str, "float32")) {
-    out->kind = V_STR;
-    out->s = !strcmp(e->str, "float64") ? "float64" : "float32";
-    return TSR_OK;
-  }
-  static const double values[] = {M_PI, M_E, INFINITY, NAN};
-  for (int i = 2; i < 6; i++)
-    if (!strcmp(e->str, constants[i])) {
-      out->kind = V_FLOAT;
-      out->f = values[i - 2];
-      return TSR_OK;
-    }
+  if (constant_value(e->str, out)) return TSR_OK;
   if (tsr_op_find(e->str, 0))
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
                          e->str, e->str);
@@ -173,7 +181,7 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
 }
 
 static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name, int method) {
-  const char *cands[128];
+  const char *cands[128] = {0};
   int n = 0;
   for (int i = 0; i < tsr_nops; i++)
     if (!method || tsr_ops[i].is_method) cands[n++] = tsr_ops[i].name;
@@ -185,10 +193,92 @@ static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name
   return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'", what, name);
 }
 
+/* ---- module prefixes: np.sum, da.random.normal (lang/modules.h) ---------- */
+
+/* A random distribution: a generator with a seed, the functions NumPy and
+ * Dask keep in their random modules (np.random.normal, not np.normal). */
+static int is_random(const tsr_op_def *def) {
+  return def->kind == OPK_GENERATOR && param_index(def, "seed") >= 0;
+}
+
+/* The prefix that e is written under (np in np.sum, np.random in
+ * np.random.normal) with *rest the name after it; NULL when e is no dotted
+ * name under a known prefix, or when its first name is a variable: a job's
+ * own `da = load(...)` makes da.sum() a method call, as in Python. */
+static const tsr_module_prefix *module_prefix(tsr_interp *ip, const ast_node *e, char *dotted,
+                                              size_t n, const char **rest) {
+  if (e->kind != AST_ATTR || !tsr_dotted_name(e, dotted, n)) return NULL;
+  const tsr_module_prefix *m = tsr_module_match(dotted, rest);
+  if (!m) return NULL;
+  char root[64];
+  snprintf(root, sizeof root, "%.*s", (int)strcspn(dotted, "."), dotted);
+  return lookup(ip, root) ? NULL : m;
+}
+
+/* "unknown function 'np.normal'; did you mean 'np.random.normal'?": the
+ * same name under the prefix's other half, else a near name in this half. */
+static int unknown_prefixed(tsr_interp *ip, const ast_node *at, const tsr_module_prefix *m,
+                            const char *name, const char *what) {
+  if (tsr_op_find(name, 0))
+    return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s.%s'; did you mean '%s.%s'?", what,
+                         m->prefix, name, m->other, name);
+  const char *cands[256] = {0};
+  int n = 0;
+  for (int i = 0; i < tsr_nops && n < (int)(sizeof cands / sizeof *cands); i++)
+    if (is_random(&tsr_ops[i]) == m->random) cands[n++] = tsr_ops[i].name;
+  const char *near = tsr_nearest_name(name, cands, n);
+  if (near)
+    return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s.%s'; did you mean '%s.%s'?", what,
+                         m->prefix, name, m->prefix, near);
+  return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s.%s'", what, m->prefix, name);
+}
+
+/* The op that a prefixed callee names; *def stays NULL when f has no
+ * prefix (a method call). */
+static int prefixed_op(tsr_interp *ip, const ast_node *f, const tsr_op_def **def) {
+  char dotted[128];
+  const char *rest;
+  *def = NULL;
+  const tsr_module_prefix *m = module_prefix(ip, f, dotted, sizeof dotted, &rest);
+  if (!m) return TSR_OK;
+  const tsr_op_def *d = tsr_op_find(rest, 0);
+  if (!d || is_random(d) != m->random) return unknown_prefixed(ip, f, m, rest, "unknown function");
+  *def = d;
+  return TSR_OK;
+}
+
+/* np.pi, np.float32 (the constants, under the plain prefixes); a function
+ * named without its call is the error eval_name gives. *done is 0 when e
+ * has no prefix (an array attribute). */
+static int prefixed_attr(tsr_interp *ip, const ast_node *e, int *done, tsr_value *out) {
+  char dotted[128];
+  const char *rest;
+  const tsr_module_prefix *m = module_prefix(ip, e, dotted, sizeof dotted, &rest);
+  *done = m != NULL;
+  if (!m || (!m->random && constant_value(rest, out))) return TSR_OK;
+  const tsr_op_def *d = tsr_op_find(rest, 0);
+  if (d && is_random(d) == m->random)
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a function: call it, e.g. %s(...)",
+                         dotted, dotted);
+  return unknown_prefixed(ip, e, m, rest, "unknown name");
+}
+
+/* ---- calls, continued ---------------------------------------------------- */
+
+static int call_op(tsr_interp *ip, const ast_node *e, const tsr_op_def *def, const tsr_value *self,
+                   tsr_value *out) {
+  tsr_args a;
+  TSR_CHECK(bind_args(ip, e, def, self, &a));
+  return def->fn(&ip->ctx, e, def, &a, out);
+}
+
 static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   const ast_node *f = e->callee;
   tsr_value self, *selfp = NULL;
   const char *name;
+  const tsr_op_def *def;
+  TSR_CHECK(prefixed_op(ip, f, &def));
+  if (def) return call_op(ip, e, def, NULL, out);
   if (f->kind == AST_ATTR) {
     TSR_CHECK(tsr_interp_expr(ip, f->left, &self));
     if (self.kind != V_ARRAY && !tsr_value_is_number(&self))
@@ -203,11 +293,9 @@ static int eval_call(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   } else {
     return tsr_ctx_error(&ip->ctx, f, TSR_ERR_TYPE, "this expression cannot be called");
   }
-  const tsr_op_def *def = tsr_op_find(name, selfp != NULL);
+  def = tsr_op_find(name, selfp != NULL);
   if (!def) return unknown_function(ip, f, name, selfp != NULL);
-  tsr_args a;
-  TSR_CHECK(bind_args(ip, e, def, selfp, &a));
-  return def->fn(&ip->ctx, e, def, &a, out);
+  return call_op(ip, e, def, selfp, out);
 }
 
 /* ---- indexing ------------------------------------------------------------- */
@@ -268,6 +356,10 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
           "too many indices for array: array is %d-dimensional, but %d were indexed", x->grid.ndim,
           axis + 1);
     int64_t len = x->grid.shape[axis];
+    if (it->kind == AST_TUPLE) /* x[[0, 2]]: a list literal is a tuple here */
+      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
+                           "indexing with a list or tuple (NumPy's fancy indexing) is not "
+                           "supported; use integers and slices");
     if (it->kind == AST_SLICE) {
       int64_t s0, s1, s2;
       const int64_t *p0, *p1, *p2;
@@ -334,6 +426,9 @@ static int make_tuple(tsr_interp *ip, int n, tsr_value *out) {
 }
 
 static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
+  int done;
+  TSR_CHECK(prefixed_attr(ip, e, &done, out));
+  if (done) return TSR_OK;
   tsr_value base;
   TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
   if (base.kind != V_ARRAY)

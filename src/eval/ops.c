@@ -64,6 +64,8 @@ const tsr_op_def tsr_ops[] = {
      "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL},
     {"persist", OPK_ARRAY, 0, {"x", NULL}, 1, 1, 1, tsr_b_persist,
      "persist(x), x.persist(): x computed once, its chunks kept in backend memory (GPU memory) for later statements", NULL},
+    {"compute", OPK_ARRAY, 0, {"x", NULL}, 1, 1, 1, tsr_b_compute,
+     "x.compute(), compute(x): x itself, as Dask's; a job computes every value when it is needed", NULL},
     {"load", OPK_GENERATOR, 0, {"file", "dataset", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_load,
      "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk", NULL},
     {"save", OPK_ARRAY, 0, {"file", "dataset", "array", "compression", "level", NULL}, 3, 3, 0,

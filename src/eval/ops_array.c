@@ -222,3 +222,18 @@ int tsr_b_persist(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   tsr_set_array(out, n);
   return TSR_OK;
 }
+
+/* x.compute(), compute(x): the identity. In Dask it runs the graph and
+ * returns the value; in a job every name is computed when it is needed
+ * (printed, written, reduced into a later statement), so a pasted
+ * .compute() changes nothing, not even the bits. Numbers pass too: in
+ * Dask x.sum().compute() gives one. */
+int tsr_b_compute(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  (void)call;
+  (void)def;
+  tsr_node *x;
+  if (!tsr_value_is_number(&a->v[0])) TSR_CHECK(tsr_arg_array(c, a, 0, "compute", &x));
+  *out = a->v[0];
+  return TSR_OK;
+}

@@ -29,5 +29,8 @@ int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 /* persist(x): x held in backend memory once computed (graph/array.h). */
 int tsr_b_persist(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                   tsr_value *out);
+/* x.compute(): x itself (Dask's name; a job computes what it needs). */
+int tsr_b_compute(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out);
 
 #endif

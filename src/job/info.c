@@ -10,8 +10,25 @@
 
 #include "backend/backend.h"
 #include "eval/ops.h"
+#include "lang/modules.h"
 #include "mpi/comm.h"
 #include "tessera.h"
+
+/* The NumPy/Dask names a pasted script may use (lang/modules.h). */
+static void info_prefixes(FILE *out) {
+  static const char *const what[] = {"every operation above but the random generators",
+                                     "the random generators"};
+  fprintf(out, "prefixes:");
+  for (int random = 0; random <= 1; random++) {
+    for (int i = 0, n = 0; i < tsr_nmodule_prefixes; i++)
+      if (tsr_module_prefixes[i].random == random)
+        fprintf(out, "%s%s.NAME", n++ ? ", " : random ? "; " : " ", tsr_module_prefixes[i].prefix);
+    fprintf(out, " (%s)", what[random]);
+  }
+  char imports[256];
+  tsr_module_imports(imports, sizeof imports);
+  fprintf(out, "\nimports: accepted and ignored: %s\n", imports);
+}
 
 void tsr_info(FILE *out) {
   char buf[256];
@@ -42,4 +59,5 @@ void tsr_info(FILE *out) {
   static const char *kinds[] = {"generator", "elementwise", "reduction", "array"};
   for (int i = 0; i < tsr_nops; i++)
     fprintf(out, "  %-10s %-12s %s\n", tsr_ops[i].name, kinds[tsr_ops[i].kind], tsr_ops[i].doc);
+  info_prefixes(out);
 }

@@ -11,6 +11,8 @@
  *   power     := postfix ['**' factor]           -- so -x**2 == -(x**2)
  *   postfix   := atom ('(' args ')' | '[' subscripts ']' | '.' NAME)*
  *   atom      := number | string | NAME | True | False | None | '(' ... ')'
+ *                | '[' ... ']'                  -- a list: the same tuple
+ *   import    := 'import' NAME ('.' NAME)* ['as' NAME]   -- accepted, ignored
  *
  * Memory: every node is recorded in the parser as it is made, so an error
  * anywhere only has to return; the entry points then free all recorded nodes
@@ -20,10 +22,12 @@
  * still tokenize, so that they are reported by name rather than as a vague
  * "unexpected" token.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/ast.h"
+#include "lang/modules.h"
 #include "util/error.h"
 #include "util/strmap.h"
 #include "lang/lexer.h"
@@ -251,6 +255,19 @@ static int parse_name(parser *p, ast_node **out) {
   return dup_text(t->text, t->len, &(*out)->str);
 }
 
+/* The items of a tuple after its first, up to and including closer; a
+ * trailing comma is allowed. */
+static int parse_items(parser *p, const tsr_token *open, const char *closer, ast_node *tuple) {
+  while (is_op(peek(p), ",")) {
+    next(p);
+    if (is_op(peek(p), closer)) break;
+    ast_node *item;
+    TSR_CHECK(parse_expr(p, &item));
+    TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
+  }
+  return expect_close(p, open, closer);
+}
+
 /* "()" is the empty tuple, "(x)" is x itself, "(x,)" and "(x, y)" tuples. */
 static int parse_paren(parser *p, ast_node **out) {
   const tsr_token *open = next(p);
@@ -266,15 +283,24 @@ static int parse_paren(parser *p, ast_node **out) {
   }
   TSR_CHECK(new_node(p, AST_TUPLE, open, &tuple));
   TSR_CHECK(push_node(&tuple->items, &tuple->nitems, first));
-  while (is_op(peek(p), ",")) {
-    next(p);
-    if (is_op(peek(p), ")")) break;
-    ast_node *item;
-    TSR_CHECK(parse_expr(p, &item));
-    TSR_CHECK(push_node(&tuple->items, &tuple->nitems, item));
-  }
   *out = tuple;
-  return expect_close(p, open, ")");
+  return parse_items(p, open, ")", tuple);
+}
+
+/* A list is the tuple of its items ("shape=[100, 100]" as NumPy users write
+ * it): the language has no mutable sequences, so no separate value kind.
+ * "[x]" is a one-item tuple, "[]" the empty one. */
+static int parse_list(parser *p, ast_node **out) {
+  const tsr_token *open = next(p);
+  TSR_CHECK(new_node(p, AST_TUPLE, open, out));
+  if (is_op(peek(p), "]")) {
+    next(p);
+    return TSR_OK;
+  }
+  ast_node *first;
+  TSR_CHECK(parse_expr(p, &first));
+  TSR_CHECK(push_node(&(*out)->items, &(*out)->nitems, first));
+  return parse_items(p, open, "]", *out);
 }
 
 static int parse_atom(parser *p, ast_node **out) {
@@ -291,7 +317,7 @@ static int parse_atom(parser *p, ast_node **out) {
     break;
   }
   if (is_op(t, "(")) return parse_paren(p, out);
-  if (is_op(t, "[")) return SYNTAX(p, t, "list literals are not supported; use a tuple (...)");
+  if (is_op(t, "[")) return parse_list(p, out);
   return unexpected(p, t);
 }
 
@@ -420,8 +446,9 @@ static int parse_postfix(parser *p, ast_node **out) {
   for (int links = 0;; links++) {
     const tsr_token *t = peek(p);
     if (p->depth + links > MAX_DEPTH && (is_op(t, "(") || is_op(t, "[") || is_op(t, ".")))
-      return SYNTAX(p, t, "expression is nested too deeply (a chain of calls, subscripts and "
-                          "attributes counts one level a link): split it with intermediate names");
+      return SYNTAX(p, t,
+                    "expression is nested too deeply (a chain of calls, subscripts and "
+                    "attributes counts one level a link): split it with intermediate names");
     if (is_op(t, "("))
       TSR_CHECK(parse_call(p, start, out));
     else if (is_op(t, "["))
@@ -581,6 +608,46 @@ static int end_statement(parser *p) {
   return unexpected(p, t);
 }
 
+/* The module name after 'import' ("dask.array") into buf. */
+static int parse_module_name(parser *p, char *buf, size_t n) {
+  size_t used = 0;
+  for (;;) {
+    const tsr_token *t = peek(p);
+    if (t->kind != TSR_TOK_NAME || is_reserved(t))
+      return SYNTAX(p, t, "expected a module name after '%s'", used ? "." : "import");
+    next(p);
+    int k = snprintf(buf + used, n - used, "%s%.*s", used ? "." : "", t->len, t->text);
+    used = k > 0 && (size_t)k < n - used ? used + (size_t)k : n - 1;
+    if (!is_op(peek(p), ".")) return TSR_OK;
+    next(p);
+  }
+}
+
+/* "import numpy as np" and the like, so that a pasted script header works:
+ * the prefixes resolve without it (modules.h), so an accepted import makes
+ * no statement. Any other import is an error at its module name. */
+static int parse_import(parser *p) {
+  next(p); /* 'import' */
+  const tsr_token *at = peek(p), *alias = NULL;
+  char module[128], name[64];
+  TSR_CHECK(parse_module_name(p, module, sizeof module));
+  if (is_name(peek(p), "as")) {
+    next(p);
+    alias = peek(p);
+    if (alias->kind != TSR_TOK_NAME || is_reserved(alias))
+      return SYNTAX(p, alias, "expected a name after 'as'");
+    next(p);
+    snprintf(name, sizeof name, "%.*s", alias->len, alias->text);
+  }
+  if (!tsr_module_import_ok(module, alias ? name : NULL)) {
+    char accepted[256];
+    tsr_module_imports(accepted, sizeof accepted);
+    return SYNTAX(p, at, "'import %s%s%s' is not supported: a job accepts only %s", module,
+                  alias ? " as " : "", alias ? name : "", accepted);
+  }
+  return end_statement(p);
+}
+
 static int parse_statement(parser *p, ast_stmt *st) {
   const tsr_token *first = peek(p);
   st->line = first->line;
@@ -602,6 +669,10 @@ static int parse_statements(parser *p, ast_program *prog) {
   for (;;) {
     while (peek(p)->kind == TSR_TOK_NEWLINE) next(p);
     if (peek(p)->kind == TSR_TOK_EOF) return TSR_OK;
+    if (is_name(peek(p), "import")) {
+      TSR_CHECK(parse_import(p));
+      continue;
+    }
     if (is_full(prog->nstmts)) {
       size_t cap = (size_t)(prog->nstmts ? 2 * prog->nstmts : 1);
       ast_stmt *s = realloc(prog->stmts, cap * sizeof *s);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lang/ast.h"
+#include "lang/modules.h"
 #include "util/error.h"
 
 /* ---- s-expression printer --------------------------------------------- */
@@ -354,6 +355,24 @@ START_TEST(parenthesized_tuples_of_any_length) {
 }
 END_TEST
 
+/* A list literal is the same tuple node: shape=[3, 4] means shape=(3, 4). */
+START_TEST(list_literals_are_tuples) {
+  ck_expr("[]", "(tuple)");
+  ck_expr("[a]", "(tuple a)");
+  ck_expr("[a, b]", "(tuple a b)");
+  ck_expr("[a, b,]", "(tuple a b)");
+  ck_expr("[[1, 2], (3,)]", "(tuple (tuple 1 2) (tuple 3))");
+  ck_expr("f(shape=[10, 20], chunks=[5, [4, 6, 10]])",
+          "(call f shape=(tuple 10 20) chunks=(tuple 5 (tuple 4 6 10)))");
+  ck_expr("[1,\n 2]", "(tuple 1 2)");
+  ck_prog("a, b = [b, a]", "(= a b (tuple b a))");
+  ast_node *n = parse_one("  [a, b]");
+  ck_assert_int_eq(n->col, 3);
+  ck_assert_int_eq(n->items[1]->col, 7);
+  tsr_ast_free(n);
+}
+END_TEST
+
 START_TEST(bare_tuples_on_the_right_of_assignment) {
   ck_prog("x = 1, 2", "(= x (tuple 1 2))");
   ck_prog("x = 1,", "(= x (tuple 1))");
@@ -403,6 +422,54 @@ START_TEST(attributes_and_method_calls) {
   ck_expr("x.sum", "(. x sum)");
   ck_expr("x.sum(axis=0)", "(call (. x sum) axis=0)");
   ck_expr("x.T.shape", "(. (. x T) shape)");
+}
+END_TEST
+
+/* np.sum(x) is an attribute call like any other: the prefix is resolved
+ * by the interpreter (lang/modules.h), not the parser. */
+START_TEST(module_prefixed_calls_parse_as_attribute_calls) {
+  ck_expr("np.sum(x)", "(call (. np sum) x)");
+  ck_expr("da.random.normal(0, 1, shape=[4])",
+          "(call (. (. da random) normal) 0 1 shape=(tuple 4))");
+  ck_expr("dask.array.random.random(3)", "(call (. (. (. dask array) random) random) 3)");
+  ck_expr("x.compute()", "(call (. x compute))");
+}
+END_TEST
+
+/* The header lines of a pasted NumPy/Dask script make no statement. */
+START_TEST(accepted_imports_make_no_statement) {
+  ck_prog("import numpy as np\nimport dask.array as da\nx = np.ones(3)",
+          "(= x (call (. np ones) 3))");
+  ck_prog("import numpy\nimport dask.array\ny = 1", "(= y 1)");
+  ck_prog("import numpy as np; x = 1", "(= x 1)");
+  ck_prog("x = 1\n  import   dask . array  as da  # later is fine too\ny = 2", "(= x 1); (= y 2)");
+  ast_program prog = parse_ok("import numpy as np\n");
+  ck_assert_int_eq(prog.nstmts, 0);
+  tsr_ast_program_free(&prog);
+}
+END_TEST
+
+START_TEST(module_table_matches_the_longest_prefix) {
+  const char *rest = NULL;
+  const tsr_module_prefix *m = tsr_module_match("np.random.normal", &rest);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_str_eq(m->prefix, "np.random");
+  ck_assert_int_eq(m->random, 1);
+  ck_assert_str_eq(rest, "normal");
+  m = tsr_module_match("dask.array.sum", &rest);
+  ck_assert_str_eq(m->prefix, "dask.array");
+  ck_assert_str_eq(rest, "sum");
+  m = tsr_module_match("np.random", &rest); /* the function random under np. */
+  ck_assert_str_eq(m->prefix, "np");
+  ck_assert_str_eq(rest, "random");
+  ck_assert_ptr_null(tsr_module_match("npx.sum", &rest));
+  ck_assert_ptr_null(tsr_module_match("dask.compute", &rest));
+  ck_assert_ptr_null(tsr_module_match("np", &rest));
+  ck_assert_int_eq(tsr_module_import_ok("numpy", "np"), 1);
+  ck_assert_int_eq(tsr_module_import_ok("dask.array", NULL), 1);
+  ck_assert_int_eq(tsr_module_import_ok("numpy", "da"), 0);
+  ck_assert_int_eq(tsr_module_import_ok("numpy.random", NULL), 0);
+  ck_assert_int_eq(tsr_module_import_ok("os", NULL), 0);
 }
 END_TEST
 
@@ -578,7 +645,24 @@ static const error_case error_cases[] = {
     {"a, = x", 1, 1, "unpacking into a one-element tuple is not supported"},
     {"a = b = 1", 1, 7, "chained assignment is not supported"},
     {"def f(x):", 1, 1, "'def' is not supported in the job language"},
-    {"import numpy as np", 1, 1, "'import' is not supported in the job language"},
+    {"import os", 1, 8,
+     "'import os' is not supported: a job accepts only import numpy as np, import numpy, import "
+     "dask.array as da, import dask.array"},
+    {"import numpy as npy", 1, 8,
+     "'import numpy as npy' is not supported: a job accepts only import numpy as np, import numpy, "
+     "import dask.array as da, import dask.array"},
+    {"x = 1\nimport dask", 2, 8,
+     "'import dask' is not supported: a job accepts only import numpy as np, import numpy, import "
+     "dask.array as da, import dask.array"},
+    {"import numpy.random as r", 1, 8,
+     "'import numpy.random as r' is not supported: a job accepts only import numpy as np, import "
+     "numpy, import dask.array as da, import dask.array"},
+    {"import", 1, 7, "expected a module name after 'import'"},
+    {"import numpy.", 1, 14, "expected a module name after '.'"},
+    {"import numpy as", 1, 16, "expected a name after 'as'"},
+    {"import numpy as np, os", 1, 19, "unexpected ','"},
+    {"from numpy import sum", 1, 1, "'from' is not supported in the job language"},
+    {"x = import", 1, 5, "'import' is not supported in the job language"},
     {"x = 1 if y else 2", 1, 7, "'if' is not supported in the job language"},
     {"x = lambda t: t", 1, 5, "'lambda' is not supported in the job language"},
     {"x = not y", 1, 5, "'not' is not supported in the job language"},
@@ -587,7 +671,8 @@ static const error_case error_cases[] = {
     {"x = a % 2", 1, 7, "operator '%' is not supported"},
     {"x = a // 2", 1, 7, "operator '//' is not supported"},
     {"x += 1", 1, 3, "augmented assignment '+=' is not supported"},
-    {"x = [1, 2]", 1, 5, "list literals are not supported; use a tuple (...)"},
+    {"x = [1, 2)", 1, 10, "expected ']' to close '[' opened at 1:5"},
+    {"x = [1 2]", 1, 8, "expected ']' to close '[' opened at 1:5"},
     {"x = {}", 1, 5, "dict and set literals are not supported"},
     {"x = 1 2", 1, 7, "unexpected number '2'"},
     {"x = a b", 1, 7, "unexpected name 'b'"},
@@ -822,11 +907,15 @@ static Suite *parser_suite(void) {
   tcase_add_test(t, strings_resolve_escapes_with_either_quote);
   tcase_add_test(t, true_false_none_are_literals);
   tcase_add_test(t, parenthesized_tuples_of_any_length);
+  tcase_add_test(t, list_literals_are_tuples);
   tcase_add_test(t, bare_tuples_on_the_right_of_assignment);
   tcase_add_test(t, tuple_unpacking_with_and_without_parentheses);
   tcase_add_test(t, expression_statements_have_no_targets);
   tcase_add_test(t, calls_take_positional_then_keyword_arguments);
   tcase_add_test(t, attributes_and_method_calls);
+  tcase_add_test(t, module_prefixed_calls_parse_as_attribute_calls);
+  tcase_add_test(t, accepted_imports_make_no_statement);
+  tcase_add_test(t, module_table_matches_the_longest_prefix);
   tcase_add_test(t, slices_with_omitted_parts_and_negative_values);
   tcase_add_test(t, postfix_chains_apply_left_to_right);
   tcase_add_test(t, design_examples_parse);
