@@ -181,11 +181,12 @@ static int bind_args(tsr_interp *ip, const ast_node *call, const tsr_op_def *def
 }
 
 static int unknown_function(tsr_interp *ip, const ast_node *at, const char *name, int method) {
-  const char *cands[128] = {0};
+  const char **cands = calloc((size_t)tsr_nops + 1, sizeof *cands);
   int n = 0;
-  for (int i = 0; i < tsr_nops; i++)
+  for (int i = 0; cands && i < tsr_nops; i++)
     if (!method || tsr_ops[i].is_method) cands[n++] = tsr_ops[i].name;
-  const char *near = tsr_nearest_name(name, cands, n);
+  const char *near = cands ? tsr_nearest_name(name, cands, n) : NULL;
+  free(cands);
   const char *what = method ? "arrays have no method" : "unknown function";
   if (near)
     return tsr_ctx_error(&ip->ctx, at, TSR_ERR_NAME, "%s '%s'; did you mean '%s'?", what, name,
