@@ -199,6 +199,21 @@ running() {
   return 1
 }
 
+# start_two_ranks DIR MIN ARGS...: makes DIR, starts tessera ARGS on 2 ranks
+# under mpirun in the background (output in DIR.out and DIR.err, mpirun's
+# pid in _pid) and waits startup_delay MIN's seconds.
+start_two_ranks() {
+  _sdir=$1
+  startup_delay "$2"
+  shift 2
+  mkdir "$_sdir"
+  # shellcheck disable=SC2046
+  "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_sdir.out" 2>"$_sdir.err" &
+  _pid=$!
+  BG_PIDS="$BG_PIDS $_pid"
+  sleep "$_delay"
+}
+
 # ranks_signal_test WHAT SIG WANT MAXS DIR ARGS...: tessera ARGS on 2 ranks
 # under mpirun; after startup_delay's wait SIG goes to the ranks (mpirun's
 # children), not to mpirun: every rank must be gone within MAXS s, mpirun
@@ -206,13 +221,7 @@ running() {
 ranks_signal_test() {
   _what=$1 _sig=$2 _want=$3 _maxs=$4 _dir=$5
   shift 5
-  mkdir "$_dir"
-  startup_delay 2
-  # shellcheck disable=SC2046
-  "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
-  _pid=$!
-  BG_PIDS="$BG_PIDS $_pid"
-  sleep "$_delay"
+  start_two_ranks "$_dir" 2 "$@"
   _ranks=$(pgrep -P "$_pid" | tr '\n' ' ')
   [ -n "$_ranks" ] || fail "$_what: no rank process found"
   # shellcheck disable=SC2086
@@ -239,13 +248,7 @@ ranks_signal_test() {
 kill_rank_test() {
   _dir=$1
   shift
-  mkdir "$_dir"
-  # shellcheck disable=SC2046
-  startup_delay 4
-  "$MPIEXEC" $(mpi_flags 2) "$TESSERA" "$@" </dev/null >"$_dir.out" 2>"$_dir.err" &
-  _pid=$!
-  BG_PIDS="$BG_PIDS $_pid"
-  sleep "$_delay"
+  start_two_ranks "$_dir" 4 "$@"
   _victim=$(pgrep -f -- "$*" | while read -r _p; do
     [ "$_p" != "$_pid" ] && [ "$(ps -o comm= -p "$_p")" != "$(basename "$MPIEXEC")" ] && echo "$_p"
   done | tail -1)

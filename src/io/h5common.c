@@ -123,15 +123,6 @@ const char *tsr_h5_filter_name(H5Z_filter_t id) {
   }
 }
 
-/* What a file that is not a regular file is, for messages. */
-static const char *file_kind(mode_t m) {
-  return S_ISFIFO(m)   ? "a FIFO"
-         : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m)  ? "a character device"
-         : S_ISBLK(m)  ? "a block device"
-                       : "not a file";
-}
-
 int tsr_h5_check_regular(const char *path) {
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -139,7 +130,8 @@ int tsr_h5_check_regular(const char *path) {
   if (S_ISDIR(sb.st_mode))
     return TSR_ERROR(TSR_ERR_IO, "'%s' is a directory, not an HDF5 file", path);
   if (!S_ISREG(sb.st_mode))
-    return TSR_ERROR(TSR_ERR_IO, "'%s' is not a regular file (%s)", path, file_kind(sb.st_mode));
+    return TSR_ERROR(TSR_ERR_IO, "'%s' is not a regular file (%s)", path,
+                     tsr_file_kind(sb.st_mode));
   return TSR_OK;
 }
 

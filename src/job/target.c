@@ -49,14 +49,6 @@ static const char *loaded_as(const struct stat *sb) {
   return NULL;
 }
 
-static const char *special_kind(mode_t m) {
-  return S_ISFIFO(m)   ? "a FIFO"
-         : S_ISSOCK(m) ? "a socket"
-         : S_ISCHR(m)  ? "a character device"
-         : S_ISBLK(m)  ? "a block device"
-                       : "not a regular file";
-}
-
 /* A target that exists: refused, discarded (/dev/null) or replaceable. */
 static int check_existing(const char *path, const struct stat *sb, const tsr_target_rules *r,
                           int *discard, char *why, size_t n) {
@@ -79,7 +71,7 @@ static int check_existing(const char *path, const struct stat *sb, const tsr_tar
     return refuse(why, n, TSR_ERR_IO,
                   "cannot %s '%s': it is %s; tessera writes regular files only (/dev/null "
                   "discards)",
-                  r->cannot, path, special_kind(sb->st_mode));
+                  r->cannot, path, tsr_file_kind(sb->st_mode));
   if (!r->overwrite)
     return refuse(why, n, TSR_ERR_IO, "%s'%s' exists: run with --overwrite to replace it", r->noun,
                   path);

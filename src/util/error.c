@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static _Thread_local int err_code;
 static _Thread_local char err_msg[1024];
@@ -44,3 +45,11 @@ void tsr_error_set_scope(tsr_error_scope scope) { err_scope = scope; }
 tsr_error_scope tsr_error_get_scope(void) { return err_scope; }
 void tsr_error_set_agreed(void) { err_agreed = 1; }
 int tsr_error_agreed(void) { return err_agreed; }
+
+const char *tsr_file_kind(mode_t m) {
+  return S_ISFIFO(m)   ? "a FIFO"
+         : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m)  ? "a character device"
+         : S_ISBLK(m)  ? "a block device"
+                       : "not a regular file";
+}

@@ -13,6 +13,7 @@
 #define TSR_ERROR_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/status.h"
 
@@ -63,5 +64,9 @@ const char *tsr_error_where(void);
       return TSR_ERROR(TSR_ERR_MEMORY, "out of memory allocating %zu x %zu bytes", tsr_c_, \
                        tsr_s_);                                                            \
   } while (0)
+
+/* What a file that is not a regular file is (a FIFO, a socket, a character
+ * or block device), for messages. */
+const char *tsr_file_kind(mode_t mode);
 
 #endif

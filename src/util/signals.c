@@ -47,6 +47,22 @@ void tsr_signals_launcher(int launcher) {
   sigaction(SIGCONT, &sa, NULL);
 }
 
+/* SIGALRM to handler after seconds (> 0; 0 cancels). */
+static void alarm_after(double seconds, void (*handler)(int), int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_sec = (time_t)seconds;
+  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
+  if (seconds > 0 && !it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static volatile sig_atomic_t exit_code;
 static void on_exit_alarm(int sig) {
   (void)sig;
@@ -54,17 +70,8 @@ static void on_exit_alarm(int sig) {
 }
 
 void tsr_signals_exit_after(double seconds, int code) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
   exit_code = code;
-  sa.sa_handler = on_exit_alarm;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it;
-  memset(&it, 0, sizeof it);
-  it.it_value.tv_sec = (time_t)seconds;
-  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
-  setitimer(ITIMER_REAL, &it, NULL);
+  alarm_after(seconds, on_exit_alarm, 0);
 }
 
 int tsr_signals_add_temp(const char *path) {
@@ -104,18 +111,8 @@ int tsr_interrupt_signal(void) { return interrupted == SIGALRM ? 0 : (int)interr
 /* A deadline is SIGALRM: it stops the run like SIGINT does, but only
  * tsr_signals_deadline_clear takes it back (an interrupt stays). */
 void tsr_signals_deadline(double seconds) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESTART; /* the limit stops the work, not a system call under way */
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it;
-  memset(&it, 0, sizeof it);
-  it.it_value.tv_sec = (time_t)seconds;
-  it.it_value.tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6);
-  if (seconds > 0 && !it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
-  setitimer(ITIMER_REAL, &it, NULL);
+  /* the limit stops the work, not a system call under way */
+  alarm_after(seconds, on_signal, SA_RESTART);
 }
 
 int tsr_signals_deadline_passed(void) { return interrupted == SIGALRM; }

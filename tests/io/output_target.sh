@@ -151,30 +151,27 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 else
   note "a full file system: skipped (mounting a 64 KiB tmpfs needs root)"
 fi
-set +e
-(
-  ulimit -f 8 # 8 blocks: far less than the 1.6 MB of big.tsr's results
-  "$TESSERA" --quiet run big.tsr -o limited.h5 >out 2>err
-)
-RC=$?
-set -e
-{ [ "$RC" -eq 1 ] && grep -q "File too large" err; } ||
-  soft_fail "a file-size limit (SIGXFSZ) fails cleanly: exit status $RC, $(cat err)"
-[ ! -e limited.h5 ] || soft_fail "a file-size limit left limited.h5"
-no_temps "a file-size limit (SIGXFSZ)" .
-
+# limited WHAT ARGS...: tessera ARGS under a file-size limit of 8 blocks (far
+# less than the 1.6 MB of big.tsr's results) must fail with "File too
+# large", leaving neither limited.h5 nor a temporary.
+limited() {
+  _what=$1
+  shift
+  set +e
+  (
+    ulimit -f 8
+    "$TESSERA" --quiet "$@" >out 2>err
+  )
+  RC=$?
+  set -e
+  { [ "$RC" -eq 1 ] && grep -q "File too large" err; } ||
+    soft_fail "$_what fails cleanly: exit status $RC, $(cat err)"
+  [ ! -e limited.h5 ] || soft_fail "$_what left limited.h5"
+  no_temps "$_what" .
+}
+limited "a file-size limit (SIGXFSZ)" run big.tsr -o limited.h5
 sed 's#^x = #save("limited.h5", "x", #; s#$#)#' big.tsr >savelimit.tsr
-set +e
-(
-  ulimit -f 8
-  "$TESSERA" --quiet run savelimit.tsr >out 2>err
-)
-RC=$?
-set -e
-{ [ "$RC" -eq 1 ] && grep -q "File too large" err; } ||
-  soft_fail "a file-size limit (SIGXFSZ) under save() fails cleanly: exit status $RC, $(cat err)"
-[ ! -e limited.h5 ] || soft_fail "a file-size limit under save() left limited.h5"
-no_temps "a file-size limit (SIGXFSZ) under save()" .
+limited "a file-size limit (SIGXFSZ) under save()" run savelimit.tsr
 
 dead=$(sh -c 'echo $$') # a process that has ended
 touch "st.h5.tmp-$dead" "st.h5.tmp-$$"
