@@ -189,6 +189,15 @@ void tsr_set_array(tsr_value *out, tsr_node *n) {
   out->arr = n;
 }
 
+int tsr_set_tuple(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out) {
+  memset(out, 0, sizeof *out);
+  out->kind = V_TUPLE;
+  out->nitems = n;
+  TSR_CHECK(tsr_ctx_alloc(c, sizeof(tsr_value) * (size_t)(n + 1), (void **)&out->items));
+  for (int i = 0; i < n; i++) tsr_set_array(&out->items[i], nodes[i]);
+  return TSR_OK;
+}
+
 void tsr_set_float(tsr_value *out, double f) {
   memset(out, 0, sizeof *out);
   out->kind = V_FLOAT;

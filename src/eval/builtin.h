@@ -66,5 +66,7 @@ int tsr_as_array(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype l
 
 void tsr_set_array(tsr_value *out, tsr_node *n);
 void tsr_set_float(tsr_value *out, double f);
+/* A tuple of the n arrays nodes (q, r = qr(x); xx, yy = meshgrid(x, y)). */
+int tsr_set_tuple(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out);
 
 #endif

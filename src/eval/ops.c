@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "eval/ops_array.h"
+#include "eval/ops_create.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -44,6 +45,18 @@ const tsr_op_def tsr_ops[] = {
      "full(shape, fill_value, chunks=, dtype=)", NULL},
     {"arange", OPK_GENERATOR, 0, {"start", "stop", "step", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_arange,
      "arange([start,] stop[, step], chunks=, dtype=)", NULL},
+    {"empty", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "empty(shape, chunks=, dtype=): zeros (NumPy leaves them unset)", NULL},
+    {"zeros_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "zeros_like(a, dtype=None, chunks=None): zeros of a's shape, chunks and dtype", NULL},
+    {"ones_like", OPK_GENERATOR, 1, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "ones_like(a, dtype=None, chunks=None)", NULL},
+    {"empty_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "empty_like(a, dtype=None, chunks=None): zeros", NULL},
+    {"full_like", OPK_GENERATOR, 2, {"a", "fill_value", "dtype", "chunks", NULL}, 3, 2, 0, tsr_b_like, "full_like(a, fill_value, dtype=None, chunks=None)", NULL},
+    {"eye", OPK_GENERATOR, 0, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "eye(N, M=None, k=0, chunks=, dtype=): ones on the k-th diagonal", NULL},
+    {"identity", OPK_GENERATOR, 1, {"n", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_eye, "identity(n, chunks=, dtype=): eye(n)", NULL},
+    {"tri", OPK_GENERATOR, 2, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "tri(N, M=None, k=0, chunks=, dtype=): ones at and below the k-th diagonal", NULL},
+    {"linspace", OPK_GENERATOR, 0, {"start", "stop", "num", "endpoint", "chunks", "dtype", NULL}, 4, 2, 0, tsr_b_linspace,
+     "linspace(start, stop, num=50, endpoint=True, chunks=, dtype=): num evenly spaced values, NumPy's bits", NULL},
+    {"meshgrid", OPK_ARRAY, 0, {"x1", "x2", "indexing", NULL}, 2, 1, 0, tsr_b_meshgrid,
+     "xx, yy = meshgrid(x1, x2, indexing=\"xy\"): coordinate matrices of two 1-d arrays (\"ij\": matrix indexing)", NULL},
     UNARY("abs", EW_ABS, "abs(x)"), UNARY("sqrt", EW_SQRT, "sqrt(x)"), UNARY("exp", EW_EXP, "exp(x)"),
     UNARY("log", EW_LOG, "log(x)"), UNARY("sin", EW_SIN, "sin(x)"), UNARY("cos", EW_COS, "cos(x)"),
     UNARY("tanh", EW_TANH, "tanh(x)"), UNARY("negative", EW_NEG, "negative(x)"),

@@ -138,15 +138,6 @@ static int tall_input(tsr_ctx *c, const tsr_args *a, const char *what, tsr_node 
   return TSR_OK;
 }
 
-static int tuple_of(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out) {
-  memset(out, 0, sizeof *out);
-  out->kind = V_TUPLE;
-  out->nitems = n;
-  TSR_CHECK(tsr_ctx_alloc(c, sizeof(tsr_value) * (size_t)(n + 1), (void **)&out->items));
-  for (int i = 0; i < n; i++) tsr_set_array(&out->items[i], nodes[i]);
-  return TSR_OK;
-}
-
 /* q, r = qr(x) */
 int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out) {
   (void)def;
@@ -161,7 +152,7 @@ int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *
   TSR_CHECK(
       tsr_ctx_relocate(c, call, new_node(LA_QR_R, x, NULL, 0, 2, rs, rsz, rn, x->dtype, &o[1])));
   TSR_CHECK(tsr_group_add(o, 2));
-  return tuple_of(c, o, 2, out);
+  return tsr_set_tuple(c, o, 2, out);
 }
 
 /* u, s, vt = svd(x, k=None) */
@@ -191,5 +182,5 @@ int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   TSR_CHECK(tsr_ctx_relocate(c, call,
                              new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
   TSR_CHECK(tsr_group_add(o, 3));
-  return tuple_of(c, o, 3, out);
+  return tsr_set_tuple(c, o, 3, out);
 }

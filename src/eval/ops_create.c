@@ -1,0 +1,260 @@
+/*
+ * ops_create.c - NumPy's creation functions beyond the generators of
+ * ops_array.c: zeros_like and its kin, eye, identity, tri, linspace and
+ * meshgrid. Each is built from nodes that already exist (full, arange, new
+ * axes and elementwise operations), so fusion, slicing, --no-fuse and both
+ * backends come with them; every step is an exact operation or the one
+ * NumPy performs, so the values are NumPy's bit for bit. Table lines: ops.c.
+ */
+#include "eval/ops_create.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "eval/ops_array.h"
+#include "util/error.h"
+
+/* ---- nodes from nodes ------------------------------------------------------ */
+
+static int scalar(double v, tsr_dtype dt, tsr_node **out) {
+  tsr_grid g;
+  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
+  int st = tsr_node_full(v, &g, dt, out);
+  tsr_grid_free(&g);
+  return st;
+}
+
+/* x op v, v a number. */
+static int with_number(int op, tsr_node *x, double v, tsr_node **out) {
+  tsr_node *s;
+  TSR_CHECK(scalar(v, x->dtype, &s));
+  return tsr_node_binary(op, x, s, out);
+}
+
+/* v op x, v a number. */
+static int number_with(int op, double v, tsr_node *x, tsr_node **out) {
+  tsr_node *s;
+  TSR_CHECK(scalar(v, x->dtype, &s));
+  return tsr_node_binary(op, s, x, out);
+}
+
+/* x (1-d) as a column [:, None] (axis 0) or a row [None, :] (axis 1). */
+static int as_axis(tsr_node *x, int axis, tsr_node **out) {
+  tsr_axis_sel whole = {TSR_SEL_SLICE, 0, 1, x->grid.shape[0], 0};
+  tsr_axis_sel nax = {TSR_SEL_NEWAXIS, 0, 0, 0, 0};
+  tsr_axis_sel sel[2] = {axis == 0 ? whole : nax, axis == 0 ? nax : whole};
+  return tsr_node_select(x, sel, 2, out);
+}
+
+/* 0, 1, ..., n-1 along axis a of g (its chunks), as a float64 vector. */
+static int index_of_axis(const tsr_grid *g, int a, tsr_node **out) {
+  tsr_grid line;
+  const int64_t *sizes[1] = {g->sizes[a]};
+  int64_t n[1] = {g->nchunks[a]};
+  TSR_CHECK(tsr_grid_init_lists(&line, 1, &g->shape[a], sizes, n));
+  int st = tsr_node_arange(0.0, 1.0, &line, TSR_F64, out);
+  tsr_grid_free(&line);
+  return st;
+}
+
+/* The row index minus the column index of every element of the 2-d grid g
+ * (exact: integers far below 2^53). */
+static int row_minus_col(const tsr_grid *g, tsr_node **out) {
+  tsr_node *r, *c, *rr, *cc;
+  TSR_CHECK(index_of_axis(g, 0, &r));
+  TSR_CHECK(index_of_axis(g, 1, &c));
+  TSR_CHECK(as_axis(r, 0, &rr));
+  TSR_CHECK(as_axis(c, 1, &cc));
+  return tsr_node_binary(EW_SUB, rr, cc, out);
+}
+
+/* 1 where x == 0, else 0, for x integral: 1 - min(|x|, 1). */
+static int is_zero(tsr_node *x, tsr_node **out) {
+  tsr_node *a, *m;
+  TSR_CHECK(tsr_node_unary(EW_ABS, x, &a));
+  TSR_CHECK(with_number(EW_MIN, a, 1.0, &m));
+  return number_with(EW_SUB, 1.0, m, out);
+}
+
+static int cast(tsr_node *x, tsr_dtype dt, tsr_node **out) {
+  if (x->dtype == dt) return *out = x, TSR_OK;
+  return tsr_node_astype(x, dt, out);
+}
+
+/* ---- the _like family ------------------------------------------------------ */
+
+/* zeros_like(a, dtype=None, chunks=None), ones_like, empty_like (zeros) and
+ * full_like(a, fill_value, dtype=None, chunks=None): a's shape, chunks and
+ * dtype unless given. A number gives a number, as NumPy's 0-d result. */
+int tsr_b_like(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  int full = def->code == 2, id = full ? 2 : 1;
+  double value = def->code == 1 ? 1.0 : 0.0;
+  if (full) TSR_CHECK(tsr_arg_number(c, a, 1, "fill_value", &value));
+  if (tsr_value_is_number(&a->v[0])) {
+    tsr_set_float(out, value);
+    return TSR_OK;
+  }
+  tsr_node *x, *n = NULL;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "a", &x));
+  tsr_dtype dt = x->dtype;
+  if (a->given[id] && a->v[id].kind != V_NONE) TSR_CHECK(tsr_arg_dtype(c, a, id, &dt));
+  tsr_grid g;
+  if (a->given[id + 1] && a->v[id + 1].kind != V_NONE)
+    TSR_CHECK(tsr_arg_chunks(c, a, id + 1, x->grid.ndim, x->grid.shape, dt, &g));
+  else
+    TSR_CHECK(tsr_grid_copy(&g, &x->grid));
+  int st = tsr_node_full(value, &g, dt, &n);
+  tsr_grid_free(&g);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* ---- eye, identity, tri ---------------------------------------------------- */
+
+static int dimension(tsr_ctx *c, tsr_args *a, int i, const char *what, int64_t *n) {
+  long long v;
+  TSR_CHECK(tsr_arg_int(c, a, i, what, &v));
+  if (v < 0)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE,
+                         "negative dimensions are not allowed (%s=%lld)", what, v);
+  *n = v;
+  return TSR_OK;
+}
+
+/* The (N, M) grid and k of eye, identity and tri; params N, M, k, chunks,
+ * dtype at 0..4 (identity: n, chunks, dtype, so ichunks says where). */
+static int square_args(tsr_ctx *c, tsr_args *a, int ichunks, tsr_grid *g, long long *k,
+                       tsr_dtype *dt) {
+  int64_t shape[2];
+  TSR_CHECK(dimension(c, a, 0, "N", &shape[0]));
+  shape[1] = shape[0];
+  *k = 0;
+  if (ichunks == 3) {
+    if (a->given[1] && a->v[1].kind != V_NONE) TSR_CHECK(dimension(c, a, 1, "M", &shape[1]));
+    if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "k", k));
+  }
+  TSR_CHECK(tsr_arg_dtype(c, a, ichunks + 1, dt));
+  return tsr_arg_chunks(c, a, ichunks, 2, shape, *dt, g);
+}
+
+/* eye(N, M=None, k=0): 1 where col - row == k; tri(N, M=None, k=0): 1 where
+ * col <= row + k; identity(n) = eye(n). */
+int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+              tsr_value *out) {
+  tsr_grid g;
+  long long k;
+  tsr_dtype dt;
+  TSR_CHECK(square_args(c, a, def->code == 1 ? 1 : 3, &g, &k, &dt));
+  tsr_node *d, *n, *r;
+  int st = row_minus_col(&g, &d);
+  tsr_grid_free(&g);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  if (k) TSR_CHECK(with_number(EW_ADD, d, (double)k, &d)); /* row - col + k */
+  if (def->code == 2) {                                    /* tri: row - col + k >= 0 */
+    TSR_CHECK(number_with(EW_GREATER, 0.0, d, &n));        /* 1 where it is < 0 */
+    TSR_CHECK(number_with(EW_SUB, 1.0, n, &n));
+  } else {
+    TSR_CHECK(is_zero(d, &n));
+  }
+  TSR_CHECK(cast(n, dt, &r));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* ---- linspace -------------------------------------------------------------- */
+
+/* NumPy's steps: y = arange(num) * step + start (y / div * delta when the
+ * step is 0, y * delta when div is 0), then y[-1] = stop with endpoint. */
+static int linspace_values(double start, double stop, int64_t num, int endpoint, tsr_node *y,
+                           tsr_node **out) {
+  int64_t div = endpoint ? num - 1 : num;
+  double delta = stop - start, step = div > 0 ? delta / (double)div : NAN;
+  if (div > 0 && step == 0) {
+    TSR_CHECK(with_number(EW_DIV, y, (double)div, &y));
+    TSR_CHECK(with_number(EW_MUL, y, delta, &y));
+  } else {
+    TSR_CHECK(with_number(EW_MUL, y, div > 0 ? step : delta, &y));
+  }
+  return with_number(EW_ADD, y, start, out);
+}
+
+/* y with its last element (of num) replaced by stop: y * (1 - last) + stop
+ * * last, where last is 1 at index num - 1 only; exact for finite stop (an
+ * infinite stop is the last value already). */
+static int set_last(tsr_node *idx, tsr_node *y, double stop, int64_t num, tsr_node **out) {
+  tsr_node *last, *keep, *a, *b;
+  TSR_CHECK(with_number(EW_SUB, idx, (double)(num - 1), &last));
+  TSR_CHECK(is_zero(last, &last));
+  TSR_CHECK(number_with(EW_SUB, 1.0, last, &keep));
+  TSR_CHECK(tsr_node_binary(EW_MUL, y, keep, &a));
+  TSR_CHECK(with_number(EW_MUL, last, stop, &b));
+  return tsr_node_binary(EW_ADD, a, b, out);
+}
+
+/* linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=None) */
+int tsr_b_linspace(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  (void)def;
+  double start, stop;
+  long long num = 50, endpoint = 1;
+  TSR_CHECK(tsr_arg_number(c, a, 0, "start", &start));
+  TSR_CHECK(tsr_arg_number(c, a, 1, "stop", &stop));
+  if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "num", &num));
+  if (a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "endpoint", &endpoint));
+  if (num < 0)
+    return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE,
+                         "number of samples, %lld, must be non-negative", num);
+  tsr_dtype dt;
+  TSR_CHECK(tsr_arg_dtype(c, a, 5, &dt));
+  int64_t n = num;
+  tsr_grid g;
+  TSR_CHECK(tsr_arg_chunks(c, a, 4, 1, &n, dt, &g));
+  tsr_node *idx, *y, *r;
+  int st = tsr_node_arange(0.0, 1.0, &g, TSR_F64, &idx);
+  tsr_grid_free(&g);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  TSR_CHECK(linspace_values(start, stop, n, endpoint != 0, idx, &y));
+  if (endpoint && n > 1 && isfinite(stop)) TSR_CHECK(set_last(idx, y, stop, n, &y));
+  TSR_CHECK(cast(y, dt, &r));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* ---- meshgrid -------------------------------------------------------------- */
+
+/* x (1-d) along axis `along` of the 2-d result, repeated along the other
+ * axis as many times as `other` has elements (x times ones: the same bits). */
+static int spread(tsr_node *x, int along, tsr_node *other, tsr_node **out) {
+  tsr_node *ones, *xa, *oa;
+  TSR_CHECK(tsr_node_full(1.0, &other->grid, x->dtype, &ones));
+  TSR_CHECK(as_axis(x, along, &xa));
+  TSR_CHECK(as_axis(ones, 1 - along, &oa));
+  return tsr_node_binary(EW_MUL, xa, oa, out);
+}
+
+/* xx, yy = meshgrid(x, y, indexing="xy"): xy gives arrays of (len(y),
+ * len(x)), ij of (len(x), len(y)); one array gives a tuple of itself. */
+int tsr_b_meshgrid(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  (void)def;
+  const char *indexing = "xy";
+  if (a->given[2]) TSR_CHECK(tsr_arg_string(c, a, 2, "indexing", &indexing));
+  if (strcmp(indexing, "xy") && strcmp(indexing, "ij"))
+    return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE,
+                         "indexing must be \"xy\" or \"ij\", got \"%s\"", indexing);
+  tsr_node *x[2] = {NULL, NULL}, *r[2];
+  int n = a->given[1] ? 2 : 1;
+  for (int i = 0; i < n; i++) {
+    TSR_CHECK(tsr_arg_array(c, a, i, i ? "x2" : "x1", &x[i]));
+    if (x[i]->grid.ndim != 1)
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_SHAPE,
+                           "meshgrid takes 1-d arrays, got %d dimensions", x[i]->grid.ndim);
+  }
+  if (n == 1) return tsr_set_tuple(c, x, 1, out);
+  int xy = !strcmp(indexing, "xy");
+  TSR_CHECK(tsr_ctx_relocate(c, call, spread(x[0], xy ? 1 : 0, x[1], &r[0])));
+  TSR_CHECK(tsr_ctx_relocate(c, call, spread(x[1], xy ? 0 : 1, x[0], &r[1])));
+  return tsr_set_tuple(c, r, 2, out);
+}
