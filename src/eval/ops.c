@@ -11,6 +11,7 @@
 
 #include "eval/ops_array.h"
 #include "eval/ops_create.h"
+#include "eval/ops_random.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -27,6 +28,12 @@
    2, 2, 0, tsr_b_glm_fit,                                                                     \
    "coef, intercept = " nm "(X, y, solver=\"newton\", regularizer=\"l2\", lamduh=1.0, l1_ratio=0.5, " \
    "fit_intercept=True, max_iter=100, tol=1e-8): GLM fit (" what ")", NULL}
+#define DIST2(nm, code, p0, p1, doc) \
+  {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, 3, 0, 0, tsr_b_distribution, doc, NULL}
+#define DIST1(nm, code, p0, req, doc) \
+  {nm, OPK_GENERATOR, code, {p0, "shape", "chunks", "seed", "dtype", "size", NULL}, 2, req, 0, tsr_b_distribution, doc, NULL}
+#define DIST0(nm, code, doc) \
+  {nm, OPK_GENERATOR, code, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0, tsr_b_distribution, doc, NULL}
 #define UNARY(nm, code, doc) {nm, OPK_ELEMENTWISE, code, {"x", NULL}, 1, 1, 0, tsr_b_unary, doc, NULL}
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
@@ -39,6 +46,16 @@ const tsr_op_def tsr_ops[] = {
     GEN2("uniform", RNG_UNIFORM, "low", "high", "uniform(low=0, high=1, shape, chunks=\"auto\", seed=, dtype=)"),
     {"random", OPK_GENERATOR, RNG_UNIFORM, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0,
      tsr_b_random, "random(shape, chunks=\"auto\", seed=, dtype=): uniform on (0, 1]", NULL},
+    DIST0("standard_normal", TSR_DIST_STANDARD_NORMAL, "standard_normal(shape, chunks=, seed=, dtype=): normal(0, 1)"),
+    DIST2("lognormal", TSR_DIST_LOGNORMAL, "mean", "sigma", "lognormal(mean=0, sigma=1, shape, ...): exp(normal(mean, sigma))"),
+    DIST0("standard_exponential", TSR_DIST_STANDARD_EXPONENTIAL, "standard_exponential(shape, ...): -log(u), u uniform on (0, 1]"),
+    DIST1("exponential", TSR_DIST_EXPONENTIAL, "scale", 0, "exponential(scale=1, shape, ...): -scale * log(u)"),
+    DIST2("laplace", TSR_DIST_LAPLACE, "loc", "scale", "laplace(loc=0, scale=1, shape, ...): inverse distribution function of u"),
+    DIST2("logistic", TSR_DIST_LOGISTIC, "loc", "scale", "logistic(loc=0, scale=1, shape, ...): loc + scale * log(u / (1 - u))"),
+    DIST2("gumbel", TSR_DIST_GUMBEL, "loc", "scale", "gumbel(loc=0, scale=1, shape, ...): loc - scale * log(-log(u))"),
+    DIST1("rayleigh", TSR_DIST_RAYLEIGH, "scale", 0, "rayleigh(scale=1, shape, ...): scale * sqrt(-2 log(u))"),
+    DIST1("weibull", TSR_DIST_WEIBULL, "a", 1, "weibull(a, shape, ...): (-log(u)) ** (1 / a), a > 0"),
+    DIST1("pareto", TSR_DIST_PARETO, "a", 1, "pareto(a, shape, ...): Lomax (Pareto II): u ** (-1 / a) - 1, a > 0"),
     {"zeros", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "zeros(shape, chunks=, dtype=)", NULL},
     {"ones", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "ones(shape, chunks=, dtype=)", NULL},
     {"full", OPK_GENERATOR, 0, {"shape", "fill_value", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_fill,

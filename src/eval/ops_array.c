@@ -27,7 +27,7 @@ static int gen_grid(tsr_ctx *c, const ast_node *call, tsr_args *a, int ishape, i
   return tsr_arg_chunks(c, a, ichunks, ndim, shape, *dt, g);
 }
 
-static int stream_of(tsr_ctx *c, tsr_args *a, int iseed, uint32_t *stream) {
+int tsr_random_stream(tsr_ctx *c, tsr_args *a, int iseed, uint32_t *stream) {
   uint32_t next = tsr_ctx_next_stream(c);
   if (!a->given[iseed] || a->v[iseed].kind == V_NONE) {
     *stream = next;
@@ -51,7 +51,7 @@ static int random_array(tsr_ctx *c, const ast_node *call, tsr_args *a, int kind,
   tsr_node *n = NULL;
   TSR_CHECK(gen_grid(c, call, a, idx[0], idx[1], idx[2], idx[3], &g, &dt));
   int st = TSR_OK;
-  TSR_CHECK_GOTO(st, stream_of(c, a, idx[4], &stream), done);
+  TSR_CHECK_GOTO(st, tsr_random_stream(c, a, idx[4], &stream), done);
   TSR_CHECK_GOTO(st, tsr_node_random(kind, p0, p1, tsr_ctx_seed(c), stream, &g, dt, &n), done);
   tsr_set_array(out, n);
 done:

@@ -1,0 +1,27 @@
+/*
+ * ops_random.h - NumPy's continuous distributions as transforms of one
+ * Philox-keyed array (ops_random.c). Their table lines are in ops.c.
+ */
+#ifndef TSR_OPS_RANDOM_H
+#define TSR_OPS_RANDOM_H
+
+#include "eval/builtin.h"
+
+/* def->code of tsr_b_distribution. */
+enum {
+  TSR_DIST_STANDARD_NORMAL,
+  TSR_DIST_LOGNORMAL,
+  TSR_DIST_STANDARD_EXPONENTIAL,
+  TSR_DIST_EXPONENTIAL,
+  TSR_DIST_LAPLACE,
+  TSR_DIST_LOGISTIC,
+  TSR_DIST_GUMBEL,
+  TSR_DIST_RAYLEIGH,
+  TSR_DIST_WEIBULL,
+  TSR_DIST_PARETO
+};
+
+int tsr_b_distribution(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                       tsr_value *out);
+
+#endif
