@@ -12,6 +12,7 @@
 #include "eval/ops_array.h"
 #include "eval/ops_create.h"
 #include "eval/ops_random.h"
+#include "eval/ops_stats.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -89,6 +90,9 @@ const tsr_op_def tsr_ops[] = {
     REDUCE("max", RED_MAX, "max(a, axis=None, keepdims=False)"),
     REDUCE("var", RED_VAR, "var(a, axis=None, keepdims=False, ddof=0)"),
     REDUCE("std", RED_STD, "std(a, axis=None, keepdims=False, ddof=0)"),
+    {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL},
+    {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
+     "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL},
     {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, tsr_b_astype, "x.astype(dtype)", NULL},
     {"rechunk", OPK_ARRAY, 0, {"x", "chunks", NULL}, 2, 2, 1, tsr_b_rechunk,
      "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL},

@@ -1,0 +1,104 @@
+/*
+ * ops_stats.c - NumPy's statistics that are compositions of the reductions
+ * of ops_array.c: ptp (max - min) and average (mean, or the weighted sum
+ * over the sum of the weights, NumPy's formula). Their table lines are in
+ * ops.c.
+ */
+#include "eval/ops_stats.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* The axis (-1: all) of a reduction of x at argument i, and keepdims at k. */
+static int reduce_args(tsr_ctx *c, tsr_args *a, tsr_node *x, int i, int k, int *axis, int *keep) {
+  long long kd = 0;
+  if (a->given[k]) TSR_CHECK(tsr_arg_int(c, a, k, "keepdims", &kd));
+  TSR_CHECK(tsr_arg_axis(c, a, i, x->grid.ndim, axis));
+  *keep = kd != 0;
+  if (*axis >= 0 && x->grid.ndim == 1 && !*keep)
+    *axis = -1; /* a 1-d axis reduction is a full one */
+  return TSR_OK;
+}
+
+/* ptp(a, axis=None, keepdims=False): max - min. */
+int tsr_b_ptp(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+              tsr_value *out) {
+  (void)def;
+  if (tsr_value_is_number(&a->v[0]) && (!a->given[1] || a->v[1].kind == V_NONE)) {
+    double v = tsr_value_number(&a->v[0]);
+    tsr_set_float(out, v - v);
+    return TSR_OK;
+  }
+  tsr_node *x, *hi, *lo, *n;
+  int axis, keep;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &keep));
+  if ((axis < 0 ? tsr_node_size(x) : x->grid.shape[axis]) == 0)
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
+                         "zero-size array to reduction operation maximum which has no identity");
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MAX, x, axis, keep, 0, &hi)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MIN, x, axis, keep, 0, &lo)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_SUB, hi, lo, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* w (1-d, the length of x's axis) shaped to broadcast along that axis. */
+static int along_axis(tsr_ctx *c, const ast_node *at, tsr_node *w, const tsr_node *x, int axis,
+                      tsr_node **out) {
+  if (w->grid.ndim != 1 || w->grid.shape[0] != x->grid.shape[axis])
+    return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
+                         "length of weights (%lld) differs from that of axis %d (%lld)",
+                         (long long)(w->grid.ndim == 1 ? w->grid.shape[0] : -1), axis,
+                         (long long)x->grid.shape[axis]);
+  tsr_axis_sel sel[TSR_MAXDIM];
+  for (int d = 0; d < x->grid.ndim; d++)
+    sel[d] = d == axis ? (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, w->grid.shape[0], 0}
+                       : (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
+  return tsr_node_select(w, sel, x->grid.ndim, out);
+}
+
+static int same_shape(const tsr_node *x, const tsr_node *w) {
+  if (x->grid.ndim != w->grid.ndim) return 0;
+  for (int d = 0; d < x->grid.ndim; d++)
+    if (x->grid.shape[d] != w->grid.shape[d]) return 0;
+  return 1;
+}
+
+/* average(a, axis=None, weights=None, keepdims=False): mean without weights;
+ * with them NumPy's sum(a * w, axis) / sum(w, axis), w of a's shape or 1-d
+ * along axis. */
+int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  (void)def;
+  int weighted = a->given[2] && a->v[2].kind != V_NONE;
+  if (tsr_value_is_number(&a->v[0]) && !weighted && (!a->given[1] || a->v[1].kind == V_NONE)) {
+    tsr_set_float(out, tsr_value_number(&a->v[0]));
+    return TSR_OK;
+  }
+  tsr_node *x, *w, *num, *den, *n;
+  int axis, keep;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(reduce_args(c, a, x, 1, 3, &axis, &keep));
+  if (!weighted) {
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MEAN, x, axis, keep, 0, &n)));
+    tsr_set_array(out, n);
+    return TSR_OK;
+  }
+  TSR_CHECK(tsr_arg_array(c, a, 2, "weights", &w));
+  if (!same_shape(x, w)) {
+    if (axis < 0 && !(x->grid.ndim == 1 && a->given[1] && a->v[1].kind != V_NONE))
+      return tsr_ctx_error(c, a->at[2], TSR_ERR_SHAPE,
+                           "axis must be specified when shapes of a and weights differ");
+    int ax = axis < 0 ? 0 : axis;
+    TSR_CHECK(along_axis(c, a->at[2], w, x, ax, &w));
+  }
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x, w, &num)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, num, axis, keep, 0, &num)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, w, axis, keep, 0, &den)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_DIV, num, den, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
