@@ -30,6 +30,13 @@
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
   {nm, OPK_ELEMENTWISE, code, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_binary, doc, sym}
+/* The elementwise lines come from kernel/ew_table.h, in its order. */
+#define EW_OP_U(id, nm, expr, doc) UNARY(nm, EW_##id, doc),
+#define EW_OP_I(id, nm, expr)
+#define EW_OP_B(id, nm, sym, expr, doc) BINOP(nm, EW_##id, sym, doc),
+#define EW_OP_A(nm, id, arity, doc) EW_ALIAS##arity(nm, EW_##id, doc),
+#define EW_ALIAS1 UNARY
+#define EW_ALIAS2 BINARY
 #define REDUCE(nm, code, doc) \
   {nm, OPK_REDUCTION, code, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 1, tsr_b_reduce, doc, NULL}
 
@@ -44,15 +51,7 @@ const tsr_op_def tsr_ops[] = {
      "full(shape, fill_value, chunks=, dtype=)", NULL},
     {"arange", OPK_GENERATOR, 0, {"start", "stop", "step", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_arange,
      "arange([start,] stop[, step], chunks=, dtype=)", NULL},
-    UNARY("abs", EW_ABS, "abs(x)"), UNARY("sqrt", EW_SQRT, "sqrt(x)"), UNARY("exp", EW_EXP, "exp(x)"),
-    UNARY("log", EW_LOG, "log(x)"), UNARY("sin", EW_SIN, "sin(x)"), UNARY("cos", EW_COS, "cos(x)"),
-    UNARY("tanh", EW_TANH, "tanh(x)"), UNARY("negative", EW_NEG, "negative(x)"),
-    BINARY("minimum", EW_MIN, "minimum(x1, x2): NaN-propagating"),
-    BINARY("maximum", EW_MAX, "maximum(x1, x2): NaN-propagating"),
-    BINARY("greater", EW_GREATER, "greater(x1, x2): 1.0 where x1 > x2, else 0.0 (False for NaN)"),
-    BINOP("add", EW_ADD, "+", "add(x1, x2)"), BINOP("subtract", EW_SUB, "-", "subtract(x1, x2)"),
-    BINOP("multiply", EW_MUL, "*", "multiply(x1, x2)"), BINOP("divide", EW_DIV, "/", "divide(x1, x2)"),
-    BINOP("power", EW_POW, "**", "power(x1, x2)"),
+    TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B) TSR_EW_ALIASES(EW_OP_A)
     REDUCE("sum", RED_SUM, "sum(a, axis=None, keepdims=False)"),
     REDUCE("mean", RED_MEAN, "mean(a, axis=None, keepdims=False)"),
     REDUCE("min", RED_MIN, "min(a, axis=None, keepdims=False)"),
