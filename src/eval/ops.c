@@ -52,6 +52,12 @@ const tsr_op_def tsr_ops[] = {
     {"arange", OPK_GENERATOR, 0, {"start", "stop", "step", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_arange,
      "arange([start,] stop[, step], chunks=, dtype=)", NULL},
     TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B) TSR_EW_ALIASES(EW_OP_A)
+    {"clip", OPK_ELEMENTWISE, 0, {"a", "a_min", "a_max", NULL}, 3, 1, 1, tsr_b_clip,
+     "clip(a, a_min, a_max), x.clip(a_min, a_max): minimum(maximum(a, a_min), a_max); a bound None is left out", NULL},
+    {"round", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 1, tsr_b_round,
+     "round(a, decimals=0), x.round(decimals=0): NumPy's, halves to even: rint(a * 10**decimals) / 10**decimals", NULL},
+    {"around", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 0, tsr_b_round,
+     "around(a, decimals=0): round(a, decimals)", NULL},
     REDUCE("sum", RED_SUM, "sum(a, axis=None, keepdims=False)"),
     REDUCE("mean", RED_MEAN, "mean(a, axis=None, keepdims=False)"),
     REDUCE("min", RED_MIN, "min(a, axis=None, keepdims=False)"),

@@ -10,7 +10,7 @@ The names come from the `elementwise` lines of `tessera info` (INFO), so a
 function added to kernel/ew_table.h is tested here without an edit; its
 arity is read from its doc ("name(x1, x2)" is binary). Each unary function
 runs on X, each binary one on every pair of S x S, plus the operators //
-and % and a few Python-number cases of them.
+and %, clip and round (COMPOSED), and a few Python-number cases of // and %.
 
 Equality is bitwise (NaN equals NaN, -0.0 is not +0.0), except for the
 functions in ULP below: on a machine with AVX-512, NumPy computes them with
@@ -31,8 +31,9 @@ ULP = {
     "arcsinh": 3, "arccosh": 2, "arctanh": 3, "cbrt": 5, "arctan2": 3,
 }
 # Known differences, kept for bitwise compatibility with earlier results:
-# tessera's minimum and maximum give x1 for a tie of +0 and -0, NumPy's x2.
-ZERO_SIGN = ("minimum", "maximum")
+# tessera's minimum and maximum give x1 for a tie of +0 and -0, NumPy's x2
+# (and so does clip, which is maximum then minimum).
+ZERO_SIGN = ("minimum", "maximum", "c_clip", "c_clip_method", "c_clip_low", "c_clip_arrays")
 # NumPy's name where tessera's differs (none at present besides these)
 NP_NAME = {"abs": "absolute"}
 
@@ -51,7 +52,9 @@ def functions(info):
         parts = line.split()
         if len(parts) >= 3 and line.startswith("  ") and parts[1] == "elementwise":
             doc = line.split("elementwise", 1)[1].strip()
-            out.append((parts[0], 2 if doc.startswith(parts[0] + "(x1, x2)") else 1))
+            for arity, args in ((1, "(x)"), (2, "(x1, x2)")):  # others: COMPOSED below
+                if doc.startswith(parts[0] + args):
+                    out.append((parts[0], arity))
     if len(out) < 40:
         sys.exit("ufuncs.py: only %d elementwise functions in %s" % (len(out), info))
     return out
@@ -62,6 +65,19 @@ def pairs():
     return np.repeat(a, len(S)), np.tile(a, len(S))
 
 
+# The elementwise builtins that are not rows of the table (clip, round, around):
+# job text and NumPy's value (a function of X).
+COMPOSED = {"c_clip": ("clip(x, -1.5, 2.5)", lambda x: np.clip(x, -1.5, 2.5)),
+            "c_clip_method": ("x.clip(None, 0.5)", lambda x: np.clip(x, None, 0.5)),
+            "c_clip_low": ("clip(x, a_min=1e-300, a_max=None)", lambda x: np.clip(x, 1e-300, None)),
+            # array bounds (with NaN: NumPy 1.x reads a NaN *number* as no bound, a deprecated rule)
+            "c_clip_arrays": ("clip(bx, by, 1.0)", lambda x: np.clip(pairs()[0], pairs()[1], 1.0)),
+            "c_round": ("round(x)", np.round),
+            "c_round_method": ("x.round(2)", lambda x: x.round(2)),
+            "c_round_neg": ("around(x, -1)", lambda x: np.around(x, -1)),
+            "c_round_5": ("round(x * 1.2345, decimals=5)", lambda x: np.round(x * 1.2345, 5)),
+            "c_round_30": ("round(x, 30)", lambda x: np.round(x, 30)),
+            "c_round_m12": ("x.round(-12)", lambda x: x.round(-12))}
 OPERATORS = {"op_floordiv": ("bx // by", "floor_divide"), "op_mod": ("bx % by", "remainder"),
              "op_mix": ("-bx // 3 % by * 2", None)}
 # numbers: the interpreter keeps Python's int // and % and NumPy's float ones
@@ -80,7 +96,7 @@ def gen(info):
              'by = load("sv.h5", "/by", chunks=50)']
     for name, arity in functions(info):
         lines.append("f_%s = %s(%s)" % (name, name, "x" if arity == 1 else "bx, by"))
-    for key, (text, _) in OPERATORS.items():
+    for key, (text, _) in list(OPERATORS.items()) + list(COMPOSED.items()):
         lines.append("%s = %s" % (key, text))
     for i, text in enumerate(NUMBERS):
         lines.append("n%d = %s" % (i, text))
@@ -126,8 +142,12 @@ def check(info, path):
                     cases.append((key, 2, getattr(np, np_name)(bx, by)))
         with np.errstate(all="ignore"):
             cases.append(("op_mix", 2, np.remainder(np.floor_divide(-bx, 3.0), by) * 2))
+        with np.errstate(all="ignore"):
+            for key, (_, fn) in COMPOSED.items():
+                want = fn(x)
+                cases.append((key, 1 if want.shape == x.shape else 2, want))
         for name, arity, want in cases:
-            key = name if name.startswith("op_") else "f_" + name
+            key = name if name.startswith(("op_", "c_")) else "f_" + name
             if key not in f:
                 print("FAIL %s: no result %s" % (name, key))
                 bad += 1

@@ -41,7 +41,7 @@ equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
 
 Every command reads the elementwise functions (name and arity) from the
 output of `tessera info` (--info, default info.txt): the cases use every one
-of them, and the operators + - * / // % ** @.
+of them, clip and round, and the operators + - * / // % ** @.
     diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
         compares each results file with NumPy, and the files of one mode
         (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
@@ -612,6 +612,20 @@ class Evaluator:
         if ELEMENTWISE.get(fname) == 2:
             p = bind(fname, args, kw, 2, ["x1", "x2"], {})
             return binary(fname, p["x1"], p["x2"])
+        if fname == "clip":  # maximum, then minimum
+            p = bind(fname, args, kw, 3, ["a", "a_min", "a_max"], dict(a_min=None, a_max=None))
+            r = p["a"]
+            if p["a_min"] is not None:
+                r = binary("maximum", r, p["a_min"])
+            return r if p["a_max"] is None else binary("minimum", r, p["a_max"])
+        if fname in ("round", "around"):  # NumPy's: rint of a scaled by a power of ten
+            p = bind(fname, args, kw, 2, ["a", "decimals"], dict(decimals=0))
+            d = p["decimals"]
+            if d == 0:
+                return unary("rint", p["a"])
+            f = 10.0 ** abs(d)
+            r = unary("rint", binary("multiply" if d > 0 else "divide", p["a"], f))
+            return binary("divide" if d > 0 else "multiply", r, f)
         if fname in ("sum", "mean", "min", "max", "var", "std"):
             names = ["a", "axis", "keepdims"] + (["ddof"] if fname in ("var", "std") else [])
             p = bind(fname, args, kw, 2, names, dict(axis=None, keepdims=False, ddof=0))
@@ -714,7 +728,9 @@ def read_info(path):
             parts = line.split()
             if len(parts) >= 3 and line.startswith("  ") and parts[1] == "elementwise":
                 doc = line.split("elementwise", 1)[1].strip()
-                fns[parts[0]] = 2 if doc.startswith(parts[0] + "(x1, x2)") else 1
+                for arity, params in ((1, "(x)"), (2, "(x1, x2)")):  # else clip, round: own code
+                    if doc.startswith(parts[0] + params):
+                        fns[parts[0]] = arity
     if len(fns) < 16:
         sys.exit("diff_fuzz: %s lists %d elementwise functions (run `tessera info > %s`)"
                  % (path, len(fns), path))
@@ -990,8 +1006,28 @@ class Gen:
 
     def g_unary(self, shape, depth, dt):
         fns = sorted(n for n, k in ELEMENTWISE.items() if k == 1)
-        f = self.r.choice(fns + ["-", "-", "+"])
+        f = self.r.choice(fns + ["-", "-", "+", "clip", "round"])
         a = self.gen(shape, depth, dt)
+        if f == "clip":
+            lo, hi = self.number(), self.number()
+            form = self.r.randint(0, 3)
+            if form == 0:
+                return Node("clip(%s, %s, %s)" % (a.text, lo, hi), shape, dt)
+            if form == 1:
+                return Node("%s.clip(%s, %s)" % (self.wrap(a, P_ATOM), lo, hi), shape, dt, P_ATOM)
+            if form == 2:
+                return Node("clip(%s, None, %s)" % (a.text, hi), shape, dt)
+            return Node("clip(%s, a_min=%s)" % (a.text, lo), shape, dt)
+        if f == "round":
+            d = self.r.choice([0, 0, 1, 2, 3, -1, -2, 5])
+            form = self.r.randint(0, 3)
+            if form == 0:
+                return Node("round(%s)" % a.text, shape, dt)
+            if form == 1:
+                return Node("%s.round(%d)" % (self.wrap(a, P_ATOM), d), shape, dt, P_ATOM)
+            if form == 2:
+                return Node("around(%s, %d)" % (a.text, d), shape, dt)
+            return Node("round(%s, decimals=%d)" % (a.text, d), shape, dt)
         if f in "-+":
             return Node(f + self.wrap(a, P_UNARY), shape, dt, P_UNARY)
         return Node("%s(%s)" % (f, a.text), shape, dt)
