@@ -4,7 +4,8 @@
 # subnormals, the largest doubles, halves, the edges of each domain) read
 # from HDF5 in ragged chunks: bitwise equal, or within the few ULP stated in
 # tests/exec/ufuncs.py for the functions where NumPy's SIMD loops and C's
-# libm differ. Fused on 1 rank, --no-fuse on 3 ranks.
+# libm differ. Fused on 1 rank, --no-fuse on 3 ranks, and on the cuda
+# backend where a GPU is visible.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 need_numpy
@@ -21,4 +22,13 @@ capture out err tsr run job.tsr -o fused.h5
 capture out err mpi_tsr 3 --no-fuse run job.tsr -o nofuse.h5
 [ "$RC" -eq 0 ] || fail "the job failed with --no-fuse on 3 ranks ($RC): $(cat err)"
 "$PYNP" "$PYU" check info.out nofuse.h5 || soft_fail "--no-fuse, 3 ranks: tessera and NumPy differ (above)"
+# The CUDA kernels call the same scalar code (kernel/ew_scalar.h) with CUDA's
+# math library: bitwise for the exact functions, 2 ULP more for the others.
+if grep -q '^backend cuda: [0-9]* GPU' info.out; then
+  capture out err tsr --backend=cuda run job.tsr -o cuda.h5
+  [ "$RC" -eq 0 ] || fail "the job failed on the cuda backend ($RC): $(cat err)"
+  "$PYNP" "$PYU" check info.out cuda.h5 --extra-ulp 2 || soft_fail "cuda backend: tessera and NumPy differ (above)"
+else
+  note "no GPU visible: the cuda backend's pass is left out"
+fi
 finish
