@@ -126,56 +126,43 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
   if (l->round_f32) round_f32(out, len);
 }
 
-/* NumPy's minimum/maximum propagate NaN. */
-
+/* One loop per row of kernel/ew_table.h, each calling the shared scalar
+ * with a constant id, so that the compiler inlines the one expression; an id
+ * of the other arity does not reach here (fuse/ checks arities). */
+#define EW_LOOP_U(id, nm, expr, doc)                                        \
+  case EW_##id:                                                             \
+    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(EW_##id, x[i]); \
+    break;
+#define EW_LOOP_I(id, nm, expr) EW_LOOP_U(id, nm, expr, NULL)
+#define EW_SKIP_B(id, nm, sym, expr, doc) \
+  case EW_##id:                           \
+    break;
 static void unary_row(int op, const double *x, double *out, int64_t len) {
-  switch (op) {
-  case EW_NEG:
-    for (int64_t i = 0; i < len; i++) out[i] = -x[i];
+  switch ((tsr_ew_op)op) {
+    TSR_EW_TABLE(EW_LOOP_U, EW_LOOP_I, EW_SKIP_B)
+  case EW_NOPS:
     break;
-  case EW_COPY:
-    memcpy(out, x, sizeof(double) * (size_t)len);
-    break;
-  case EW_SQRT:
-    for (int64_t i = 0; i < len; i++) out[i] = sqrt(x[i]);
-    break;
-  case EW_ABS:
-    for (int64_t i = 0; i < len; i++) out[i] = fabs(x[i]);
-    break;
-  default:
-    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(op, x[i]);
   }
 }
 
+#define EW_SKIP_U(id, nm, expr, doc) \
+  case EW_##id:                      \
+    break;
+#define EW_SKIP_I(id, nm, expr) \
+  case EW_##id:                 \
+    break;
+#define EW_LOOP_B(id, nm, sym, expr, doc)                                                    \
+  case EW_##id:                                                                              \
+    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_binary(EW_##id, x[i * sx], y[i * sy]); \
+    break;
 /* x and y are row buffers, or constants when their stride is 0. */
 static void binary_row(int op, const double *x, int sx, const double *y, int sy, double *out,
                        int64_t len) {
-#define EW_LOOP(expr)                    \
-  for (int64_t i = 0; i < len; i++) {    \
-    double a = x[i * sx], b = y[i * sy]; \
-    out[i] = (expr);                     \
+  switch ((tsr_ew_op)op) {
+    TSR_EW_TABLE(EW_SKIP_U, EW_SKIP_I, EW_LOOP_B)
+  case EW_NOPS:
+    break;
   }
-  switch (op) {
-  case EW_ADD:
-    EW_LOOP(a + b) break;
-  case EW_SUB:
-    EW_LOOP(a - b) break;
-  case EW_MUL:
-    EW_LOOP(a * b) break;
-  case EW_DIV:
-    EW_LOOP(a / b) break;
-  case EW_POW:
-    EW_LOOP(pow(a, b)) break;
-  case EW_MIN:
-    EW_LOOP(tsr_ew_nan_min(a, b)) break;
-  case EW_MAX:
-    EW_LOOP(tsr_ew_nan_max(a, b)) break;
-  case EW_GREATER:
-    EW_LOOP(a > b ? 1.0 : 0.0) break;
-  default:
-    for (int64_t i = 0; i < len; i++) out[i] = NAN;
-  }
-#undef EW_LOOP
 }
 
 /* Runs the program for len elements starting at output coordinates idx;

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "lang/modules.h"
@@ -76,11 +77,11 @@ static int bind(tsr_interp *ip, const char *name, const tsr_value *v, int is_exp
 }
 
 static int unknown_name(tsr_interp *ip, const ast_node *e) {
-  const char *cands[256];
+  const char *cands[512];
   int n = 0;
-  for (int i = 0; i < tsr_nops && n < 200; i++) cands[n++] = tsr_ops[i].name;
+  for (int i = 0; i < tsr_nops && n < 400; i++) cands[n++] = tsr_ops[i].name;
   for (size_t i = 0; i < sizeof constants / sizeof *constants; i++) cands[n++] = constants[i];
-  for (int i = 0; i < ip->nnames && n < 256; i++)
+  for (int i = 0; i < ip->nnames && n < 512; i++)
     if (!ip->names[i].is_expression) cands[n++] = ip->names[i].name;
   const char *near = tsr_nearest_name(e->str, cands, n);
   if (near)
@@ -530,6 +531,12 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
     return !__builtin_sub_overflow(a, b, &out->i);
   case '*':
     return !__builtin_mul_overflow(a, b, &out->i);
+  case AST_OP_FLOORDIV: /* Python floors; by 0 (and INT64_MIN // -1) as floats */
+  case '%':
+    if (b == 0 || (b == -1 && a == LLONG_MIN)) return 0;
+    out->i = op == '%' ? a % b : a / b;
+    if (a % b != 0 && (a < 0) != (b < 0)) out->i = op == '%' ? out->i + b : out->i - 1;
+    return 1;
   case AST_OP_POW:
     if (b < 0 || b > 63) return 0;
     out->i = 1;
@@ -546,6 +553,7 @@ static int binop_with(tsr_interp *ip, const ast_node *e, tsr_value x, tsr_value 
   TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
   char sym[3] = {(char)e->op, 0, 0};
   if (e->op == AST_OP_POW) strcpy(sym, "**");
+  if (e->op == AST_OP_FLOORDIV) strcpy(sym, "//");
   if (e->op == '@') return apply_operator(ip, e, sym, &x, e->left, &y, e->right, out);
   if ((x.kind == V_INT || x.kind == V_BOOL) && (y.kind == V_INT || y.kind == V_BOOL) &&
       int_binary(e->op, &x, &y, out))

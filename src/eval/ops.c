@@ -39,6 +39,13 @@
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
   {nm, OPK_ELEMENTWISE, code, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_binary, doc, sym}
+/* The elementwise lines come from kernel/ew_table.h, in its order. */
+#define EW_OP_U(id, nm, expr, doc) UNARY(nm, EW_##id, doc),
+#define EW_OP_I(id, nm, expr)
+#define EW_OP_B(id, nm, sym, expr, doc) BINOP(nm, EW_##id, sym, doc),
+#define EW_OP_A(nm, id, arity, doc) EW_ALIAS##arity(nm, EW_##id, doc),
+#define EW_ALIAS1 UNARY
+#define EW_ALIAS2 BINARY
 #define REDUCE(nm, code, doc) \
   {nm, OPK_REDUCTION, code, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 1, tsr_b_reduce, doc, NULL}
 
@@ -75,15 +82,13 @@ const tsr_op_def tsr_ops[] = {
      "linspace(start, stop, num=50, endpoint=True, chunks=, dtype=): num evenly spaced values, NumPy's bits", NULL},
     {"meshgrid", OPK_ARRAY, 0, {"x1", "x2", "indexing", NULL}, 2, 1, 0, tsr_b_meshgrid,
      "xx, yy = meshgrid(x1, x2, indexing=\"xy\"): coordinate matrices of two 1-d arrays (\"ij\": matrix indexing)", NULL},
-    UNARY("abs", EW_ABS, "abs(x)"), UNARY("sqrt", EW_SQRT, "sqrt(x)"), UNARY("exp", EW_EXP, "exp(x)"),
-    UNARY("log", EW_LOG, "log(x)"), UNARY("sin", EW_SIN, "sin(x)"), UNARY("cos", EW_COS, "cos(x)"),
-    UNARY("tanh", EW_TANH, "tanh(x)"), UNARY("negative", EW_NEG, "negative(x)"),
-    BINARY("minimum", EW_MIN, "minimum(x1, x2): NaN-propagating"),
-    BINARY("maximum", EW_MAX, "maximum(x1, x2): NaN-propagating"),
-    BINARY("greater", EW_GREATER, "greater(x1, x2): 1.0 where x1 > x2, else 0.0 (False for NaN)"),
-    BINOP("add", EW_ADD, "+", "add(x1, x2)"), BINOP("subtract", EW_SUB, "-", "subtract(x1, x2)"),
-    BINOP("multiply", EW_MUL, "*", "multiply(x1, x2)"), BINOP("divide", EW_DIV, "/", "divide(x1, x2)"),
-    BINOP("power", EW_POW, "**", "power(x1, x2)"),
+    TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B) TSR_EW_ALIASES(EW_OP_A)
+    {"clip", OPK_ELEMENTWISE, 0, {"a", "a_min", "a_max", NULL}, 3, 1, 1, tsr_b_clip,
+     "clip(a, a_min, a_max), x.clip(a_min, a_max): minimum(maximum(a, a_min), a_max); a bound None is left out", NULL},
+    {"round", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 1, tsr_b_round,
+     "round(a, decimals=0), x.round(decimals=0): NumPy's, halves to even: rint(a * 10**decimals) / 10**decimals", NULL},
+    {"around", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 0, tsr_b_round,
+     "around(a, decimals=0): round(a, decimals)", NULL},
     REDUCE("sum", RED_SUM, "sum(a, axis=None, keepdims=False)"),
     REDUCE("mean", RED_MEAN, "mean(a, axis=None, keepdims=False)"),
     REDUCE("min", RED_MIN, "min(a, axis=None, keepdims=False)"),

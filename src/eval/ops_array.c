@@ -159,6 +159,62 @@ int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   return TSR_OK;
 }
 
+/* ---- elementwise compositions (NumPy's clip and round) -------------------- */
+
+/* x op y as the operator's builtin does it: numbers fold, arrays broadcast. */
+static int compose(tsr_ctx *c, const ast_node *call, int op, const tsr_value *x, const tsr_value *y,
+                   tsr_value *out) {
+  tsr_op_def def = {.code = op};
+  tsr_args a;
+  memset(&a, 0, sizeof a);
+  a.v[0] = *x;
+  a.at[0] = a.at[1] = call;
+  a.given[0] = 1;
+  if (!y) return tsr_b_unary(c, call, &def, &a, out);
+  a.v[1] = *y;
+  a.given[1] = 1;
+  return tsr_b_binary(c, call, &def, &a, out);
+}
+
+static int given(const tsr_args *a, int i) { return a->given[i] && a->v[i].kind != V_NONE; }
+
+int tsr_b_clip(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  (void)def;
+  if (!given(a, 1) && !given(a, 2))
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE, "clip: one of a_min and a_max must be given");
+  tsr_value r = a->v[0];
+  if (given(a, 1)) TSR_CHECK(compose(c, call, EW_MAX, &r, &a->v[1], &r));
+  if (given(a, 2)) TSR_CHECK(compose(c, call, EW_MIN, &r, &a->v[2], &r));
+  *out = r;
+  return TSR_OK;
+}
+
+/* 10**n as NumPy's round computes it (power_of_ten in multiarray/calculation.c). */
+static double power_of_ten(long long n) {
+  static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+  if (n < 9) return p10[n];
+  double r = 1e9;
+  while (n-- > 9) r *= 10.;
+  return r;
+}
+
+/* NumPy's round: rint(a * 10**d) / 10**d, or rint(a / 10**-d) * 10**-d for d < 0. */
+int tsr_b_round(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out) {
+  (void)def;
+  long long d = 0;
+  if (given(a, 1)) TSR_CHECK(tsr_arg_int(c, a, 1, "decimals", &d));
+  if (d == 0) return compose(c, call, EW_RINT, &a->v[0], NULL, out);
+  if (d > 100000 || d < -100000)
+    return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "decimals=%lld is out of range", d);
+  tsr_value f, r;
+  tsr_set_float(&f, power_of_ten(d > 0 ? d : -d));
+  TSR_CHECK(compose(c, call, d > 0 ? EW_MUL : EW_DIV, &a->v[0], &f, &r));
+  TSR_CHECK(compose(c, call, EW_RINT, &r, NULL, &r));
+  return compose(c, call, d > 0 ? EW_DIV : EW_MUL, &r, &f, out);
+}
+
 /* ---- reductions and array methods ---------------------------------------- */
 
 /* A reduction of a number: itself, or 0 (NaN when ddof leaves no degree of

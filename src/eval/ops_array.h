@@ -24,6 +24,12 @@ int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
 /* x1 op x2 (def->code: tsr_ew_op); numbers give a number. */
 int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
+/* clip(a, a_min, a_max): maximum then minimum, a bound None is left out. */
+int tsr_b_clip(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out);
+/* round(a, decimals=0): NumPy's, rint of a scaled by 10**decimals. */
+int tsr_b_round(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out);
 int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

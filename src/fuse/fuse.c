@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/ew_scalar.h"
 #include "util/error.h"
 #include "util/grow.h"
 
@@ -40,6 +41,11 @@ static int new_reg(tsr_prog *p, int is_const, double value, int *reg) {
 }
 
 static int emit(tsr_prog *p, tsr_instr ins) {
+  /* the backends' elementwise switches trust this: an id of the wrong arity is caught here */
+  if ((ins.kind == I_UNARY || ins.kind == I_BINARY) &&
+      tsr_ew_arity(ins.op) != (ins.kind == I_UNARY ? 1 : 2))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "elementwise id %d is not a %s operation", ins.op,
+                     ins.kind == I_UNARY ? "unary" : "binary");
   TSR_CHECK(tsr_grow((void **)&p->code, &p->instr_cap, p->ninstr + 1, sizeof ins, GROW_WHAT));
   p->code[p->ninstr++] = ins;
   return TSR_OK;

@@ -78,8 +78,8 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->nsel != y->nsel) return 0;
   for (int i = 0; i < x->nsel; i++) { /* field by field: memcmp would read the padding */
     const tsr_axis_sel *s = &x->sel[i], *t = &y->sel[i];
-    if (s->kind != t->kind || s->first != t->first || s->step != t->step ||
-        s->count != t->count || s->index != t->index)
+    if (s->kind != t->kind || s->first != t->first || s->step != t->step || s->count != t->count ||
+        s->index != t->index)
       return 0;
   }
   return tsr_grid_equal(&x->grid, &y->grid);
@@ -299,12 +299,16 @@ int64_t tsr_node_size(const tsr_node *n) {
 
 const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "float64"; }
 
+#define EW_NAME_U(id, nm, expr, doc) [EW_##id] = nm,
+#define EW_NAME_I(id, nm, expr) [EW_##id] = nm,
+#define EW_NAME_B(id, nm, sym, expr, doc) [EW_##id] = nm,
 const char *tsr_ew_name(int op) {
-  static const char *names[EW_NOPS] = {
-      "negative", "abs",      "sqrt",     "exp",    "log",   "sin",     "cos",     "tanh",   "copy",
-      "add",      "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"};
+  static const char *const names[EW_NOPS] = {TSR_EW_TABLE(EW_NAME_U, EW_NAME_I, EW_NAME_B)};
   return op >= 0 && op < EW_NOPS ? names[op] : "?";
 }
+#undef EW_NAME_U
+#undef EW_NAME_I
+#undef EW_NAME_B
 
 const char *tsr_red_name(int kind) {
   static const char *names[] = {"sum", "mean", "min", "max", "var", "std"};

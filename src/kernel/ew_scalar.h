@@ -24,50 +24,145 @@ static inline TSR_EW_HD double tsr_ew_nan_max(double x, double y) {
   return x != x || y != y ? (double)NAN : (y > x ? y : x);
 }
 
-static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
-  switch (op) {
-  case EW_NEG:
-    return -x;
-  case EW_ABS:
-    return fabs(x);
-  case EW_SQRT:
-    return sqrt(x);
-  case EW_EXP:
-    return exp(x);
-  case EW_LOG:
-    return log(x);
-  case EW_SIN:
-    return sin(x);
-  case EW_COS:
-    return cos(x);
-  case EW_TANH:
-    return tanh(x);
-  default:
-    return x;
-  }
+/* pi as NumPy's NPY_PI: deg2rad and rad2deg multiply by a constant folded
+ * from it at compile time, as NumPy does. */
+#define TSR_EW_PI 3.141592653589793238462643383279502884
+
+/* NumPy's sign: +-0 give +0, NaN gives NaN. */
+static inline TSR_EW_HD double tsr_ew_sign(double x) {
+  return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x == 0 ? 0.0 : x));
 }
 
-static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
-  switch (op) {
-  case EW_ADD:
-    return x + y;
-  case EW_SUB:
-    return x - y;
-  case EW_MUL:
-    return x * y;
-  case EW_DIV:
-    return x / y;
-  case EW_POW:
-    return pow(x, y);
-  case EW_MIN:
-    return tsr_ew_nan_min(x, y);
-  case EW_MAX:
-    return tsr_ew_nan_max(x, y);
-  case EW_GREATER:
-    return x > y ? 1.0 : 0.0;
-  default:
-    return (double)NAN;
-  }
+/* NumPy's fmin/fmax: a NaN operand is ignored; equal operands (+0, -0)
+ * give x2, as NumPy's loops do (C's fmin leaves that case open). */
+static inline TSR_EW_HD double tsr_ew_fmin(double x, double y) { return x < y || y != y ? x : y; }
+static inline TSR_EW_HD double tsr_ew_fmax(double x, double y) { return x > y || y != y ? x : y; }
+
+/* NumPy's npy_logaddexp and npy_logaddexp2 (npy_math_internal.h). */
+static inline TSR_EW_HD double tsr_ew_logaddexp(double x, double y) {
+  if (x == y) return x + 0.693147180559945309417232121458176568; /* same infinities too */
+  double d = x - y;
+  if (d > 0) return x + log1p(exp(-d));
+  if (d <= 0) return y + log1p(exp(d));
+  return d; /* NaN */
 }
+static inline TSR_EW_HD double tsr_ew_logaddexp2(double x, double y) {
+  const double log2e = 1.442695040888963407359924681001892137;
+  if (x == y) return x + 1;
+  double d = x - y;
+  if (d > 0) return x + log2e * log1p(exp2(-d));
+  if (d <= 0) return y + log2e * log1p(exp2(d));
+  return d;
+}
+
+/* NumPy's npy_divmod for doubles: the floor quotient and the modulus with
+ * the sign of y (Python's convention); y == 0 gives x / y and fmod's NaN. */
+static inline TSR_EW_HD double tsr_ew_divmod(double x, double y, double *modulus) {
+  double mod = fmod(x, y);
+  if (y == 0) {
+    *modulus = mod;
+    return x / y;
+  }
+  double div = (x - mod) / y; /* very nearly an integer */
+  if (mod != 0) {
+    if ((y < 0) != (mod < 0)) {
+      mod += y;
+      div -= 1.0;
+    }
+  } else {
+    mod = copysign(0.0, y);
+  }
+  double floordiv;
+  if (div != 0) {
+    floordiv = floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = copysign(0.0, x / y);
+  }
+  *modulus = mod;
+  return floordiv;
+}
+static inline TSR_EW_HD double tsr_ew_remainder(double x, double y) {
+  double mod;
+  (void)tsr_ew_divmod(x, y, &mod);
+  return mod;
+}
+static inline TSR_EW_HD double tsr_ew_floor_divide(double x, double y) {
+  double mod;
+  return tsr_ew_divmod(x, y, &mod);
+}
+
+/* NumPy's heaviside: x2 where x1 == 0, NaN for a NaN x1. */
+static inline TSR_EW_HD double tsr_ew_heaviside(double x, double y) {
+  return x < 0 ? 0.0 : (x > 0 ? 1.0 : (x == 0 ? y : x));
+}
+
+/* The switches below list every row of kernel/ew_table.h (-Wswitch checks
+ * that none is missing); an id of the other arity, or none, is a bug of the
+ * program builder, which checks arities (fuse/), so it gives NaN rather than
+ * a plausible value. */
+#define TSR_EW_CASE_U(id, nm, expr, doc) \
+  case EW_##id:                          \
+    return (expr);
+#define TSR_EW_CASE_I(id, nm, expr) \
+  case EW_##id:                     \
+    return (expr);
+#define TSR_EW_CASE_B(id, nm, sym, expr, doc) \
+  case EW_##id:                               \
+    break;
+static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
+  switch ((tsr_ew_op)op) {
+    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B)
+  case EW_NOPS:
+    break;
+  }
+  return (double)NAN;
+}
+#undef TSR_EW_CASE_U
+#undef TSR_EW_CASE_I
+#undef TSR_EW_CASE_B
+
+#define TSR_EW_CASE_U(id, nm, expr, doc) \
+  case EW_##id:                          \
+    break;
+#define TSR_EW_CASE_I(id, nm, expr) \
+  case EW_##id:                     \
+    break;
+#define TSR_EW_CASE_B(id, nm, sym, expr, doc) \
+  case EW_##id:                               \
+    return (expr);
+static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
+  switch ((tsr_ew_op)op) {
+    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B)
+  case EW_NOPS:
+    break;
+  }
+  return (double)NAN;
+}
+#undef TSR_EW_CASE_U
+#undef TSR_EW_CASE_I
+#undef TSR_EW_CASE_B
+
+/* 1 or 2 for an elementwise id, 0 for any other number. */
+#define TSR_EW_ARITY_U(id, nm, expr, doc) \
+  case EW_##id:                           \
+    return 1;
+#define TSR_EW_ARITY_I(id, nm, expr) \
+  case EW_##id:                      \
+    return 1;
+#define TSR_EW_ARITY_B(id, nm, sym, expr, doc) \
+  case EW_##id:                                \
+    return 2;
+static inline TSR_EW_HD int tsr_ew_arity(int op) {
+  switch ((tsr_ew_op)op) {
+    TSR_EW_TABLE(TSR_EW_ARITY_U, TSR_EW_ARITY_I, TSR_EW_ARITY_B)
+  case EW_NOPS:
+    break;
+  }
+  return 0;
+}
+#undef TSR_EW_ARITY_U
+#undef TSR_EW_ARITY_I
+#undef TSR_EW_ARITY_B
 
 #endif

@@ -7,6 +7,8 @@
 #ifndef TSR_IDS_H
 #define TSR_IDS_H
 
+#include "kernel/ew_table.h"
+
 /* Most axes of an array. */
 #define TSR_MAXDIM 4
 
@@ -14,27 +16,17 @@ typedef enum tsr_dtype { TSR_F64 = 0, TSR_F32 = 1 } tsr_dtype;
 
 typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
 
-/* Elementwise operations: the ids of the ops table (eval/ops.c) and of kernels. */
+/* Elementwise operations: the ids of the ops table (eval/ops.c) and of
+ * kernels, one per row of kernel/ew_table.h (EW_NEG, EW_ADD, ...). */
+#define TSR_EW_ENUM_U(id, nm, expr, doc) EW_##id,
+#define TSR_EW_ENUM_I(id, nm, expr) EW_##id,
+#define TSR_EW_ENUM_B(id, nm, sym, expr, doc) EW_##id,
 typedef enum tsr_ew_op {
-  EW_NEG,
-  EW_ABS,
-  EW_SQRT,
-  EW_EXP,
-  EW_LOG,
-  EW_SIN,
-  EW_COS,
-  EW_TANH,
-  EW_COPY,
-  EW_ADD,
-  EW_SUB,
-  EW_MUL,
-  EW_DIV,
-  EW_POW,
-  EW_MIN,
-  EW_MAX,
-  EW_GREATER, /* 1.0 where x > y, else 0.0 */
-  EW_NOPS
+  TSR_EW_TABLE(TSR_EW_ENUM_U, TSR_EW_ENUM_I, TSR_EW_ENUM_B) EW_NOPS
 } tsr_ew_op;
+#undef TSR_EW_ENUM_U
+#undef TSR_EW_ENUM_I
+#undef TSR_EW_ENUM_B
 
 typedef enum tsr_red_kind { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_VAR, RED_STD } tsr_red_kind;
 

@@ -17,7 +17,8 @@ typedef enum ast_kind {
   AST_BOOL,  /* True/False: ival = 1/0                                     */
   AST_TUPLE, /* (a, b, ...) or a bare "a, b": items/nitems                 */
   AST_UNARY, /* op ('-' or '+') applied to left                            */
-  AST_BINOP, /* left op right; op is '+','-','*','/','@' or AST_OP_POW     */
+  AST_BINOP, /* left op right: '+','-','*','/','%','@', AST_OP_POW or      */
+             /* AST_OP_FLOORDIV                                            */
   AST_CALL,  /* callee(items..., kwnames[i]=kwvalues[i]...)                */
   AST_ATTR,  /* left.str (a method reference or an attribute like .shape)  */
   AST_INDEX, /* left[items...]: each item an expression, AST_SLICE or      */
@@ -25,7 +26,7 @@ typedef enum ast_kind {
   AST_SLICE  /* start:stop:step inside an index; NULL parts are omitted    */
 } ast_kind;
 
-enum { AST_OP_POW = 'P' }; /* '**' */
+enum { AST_OP_POW = 'P', AST_OP_FLOORDIV = 'F' }; /* '**', '//' */
 
 typedef struct ast_node ast_node;
 struct ast_node {

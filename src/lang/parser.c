@@ -6,7 +6,7 @@
  *   statement := exprlist ['=' exprlist]
  *   exprlist  := expr (',' expr)* [',']          -- a bare tuple
  *   expr      := term (('+' | '-') term)*
- *   term      := factor (('*' | '/' | '@') factor)*
+ *   term      := factor (('*' | '/' | '//' | '%' | '@') factor)*
  *   factor    := ('+' | '-') factor | power
  *   power     := postfix ['**' factor]           -- so -x**2 == -(x**2)
  *   postfix   := atom ('(' args ')' | '[' subscripts ']' | '.' NAME)*
@@ -18,7 +18,7 @@
  * anywhere only has to return; the entry points then free all recorded nodes
  * at once instead of every rule unwinding its partial trees.
  *
- * Python constructs outside the language (keywords, comparisons, %, +=, ...)
+ * Python constructs outside the language (keywords, comparisons, &, +=, ...)
  * still tokenize, so that they are reported by name rather than as a vague
  * "unexpected" token.
  */
@@ -54,7 +54,7 @@ static const char *const keywords[] = {
     "import", "in",   "is",     "lambda", "nonlocal", "not",   "or",    "pass",     "raise",
     "return", "try",  "while",  "with",   "yield",    NULL};
 static const char *const comparisons[] = {"<", ">", "<=", ">=", "==", "!=", NULL};
-static const char *const other_ops[] = {"%", "//", "&", "|", "^", "~", "<<", ">>", NULL};
+static const char *const other_ops[] = {"&", "|", "^", "~", "<<", ">>", NULL};
 
 static int parse_expr(parser *p, ast_node **out);
 static int parse_factor(parser *p, ast_node **out);
@@ -505,21 +505,30 @@ static int parse_factor(parser *p, ast_node **out) {
   return st;
 }
 
-/* Left-associative levels: 0 is + and -, 1 is *, / and @. */
+/* The AST code of a binary operator of a level, or 0: single characters
+ * stand for themselves, '//' is AST_OP_FLOORDIV. */
+static int level_op(const tsr_token *t, int level) {
+  static const char *const ops[][6] = {{"+", "-", NULL}, {"*", "/", "//", "%", "@", NULL}};
+  if (t->kind != TSR_TOK_OP) return 0;
+  for (int i = 0; ops[level][i]; i++)
+    if (is_op(t, ops[level][i])) return t->op[1] ? AST_OP_FLOORDIV : t->op[0];
+  return 0;
+}
+
+/* Left-associative levels: 0 is + and -, 1 is *, /, //, % and @ (Python's). */
 static int parse_level(parser *p, int level, ast_node **out) {
-  static const char *const ops[] = {"+-", "*/@"};
   const tsr_token *start = peek(p);
   ast_node *left, *right;
   TSR_CHECK(level == 0 ? parse_level(p, 1, &left) : parse_factor(p, &left));
   for (;;) {
-    const tsr_token *t = peek(p);
-    if (t->kind != TSR_TOK_OP || t->op[1] || !strchr(ops[level], t->op[0])) {
+    int op = level_op(peek(p), level);
+    if (!op) {
       *out = left;
       return TSR_OK;
     }
     next(p);
     TSR_CHECK(level == 0 ? parse_level(p, 1, &right) : parse_factor(p, &right));
-    TSR_CHECK(make_binop(p, start, t->op[0], left, right, &left));
+    TSR_CHECK(make_binop(p, start, op, left, right, &left));
   }
 }
 

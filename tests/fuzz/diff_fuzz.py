@@ -19,7 +19,10 @@ The rounding bound. Each value is evaluated together with an elementwise
 bound on its distance from the exact result of the expression on the same
 inputs (a running first-order forward error analysis): an operation adds its
 rounding, u |result| (u = 2^-53 for float64 and 2^-24 for float32 results,
-4 u for exp, log, sin, cos, tanh and power), sums and products over n terms
+4 u for exp, log, sin, cos, tanh and power; any other elementwise function of
+`tessera info` gets generic_bound(): the largest change of its NumPy function
+over the corners of its operands' intervals, 8 u more for those of libm),
+sums and products over n terms
 (n + 1) u sum|term| (matmul over k terms 2 (k + 1) u sum|a b|), var
 (2 sum|d| D + sum D^2 + 4 (n + 1) u sum d^2) / (n - ddof) with d = x - mean and
 D = bound(x) + mean bound(x) + (n + 1) u max|x|, and propagates the
@@ -33,8 +36,12 @@ equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
 0-d result is a scalar dataset) and dtypes as documented; the 1-rank and
 3-rank results of each mode must be bitwise equal.
 
-    diff_fuzz.py gen --seed S --cases N [--only K,...]
+    diff_fuzz.py gen --seed S --cases N [--only K,...] [--info info.txt]
         writes job.tsr (the cases) and inputs.tsr (the random leaves)
+
+Every command reads the elementwise functions (name and arity) from the
+output of `tessera info` (--info, default info.txt): the cases use every one
+of them, clip and round, and the operators + - * / // % ** @.
     diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
         compares each results file with NumPy, and the files of one mode
         (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
@@ -121,7 +128,8 @@ def rnd(v, dt):
     """v (float64) rounded to dt, kept as float64."""
     v = np.asarray(v, dtype=np.float64)
     if dt == "float32":
-        return v.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, as tessera's
+            return v.astype(np.float32).astype(np.float64)
     return v
 
 
@@ -241,7 +249,7 @@ def binary(op, x, y):
             tie = (ea + eb > 0) & (np.abs(a - b) <= ea + eb)
             e = np.where(tie | np.isinf(ea) | np.isinf(eb), np.inf, 0.0)
             return Arr(r, e, dt)
-    raise FuzzError("unknown operation " + op)
+    return generic_bound(op, [a, b], [ea, eb], dt)
 
 
 def unary(op, x):
@@ -274,7 +282,37 @@ def unary(op, x):
             r = np.tanh(a)
             e = smul(1.0 - r * r, ea) + u4 * fin(r)
             return finish_op(r, e, dt, np.isfinite(ea))
-    raise FuzzError("unknown function " + op)
+    return generic_bound(op, [a], [ea], dt)
+
+
+def generic_bound(op, vals, errs, dt):
+    """op (NumPy's function of that name) of vals, each within errs of the exact operand: the
+    bound is twice the largest change of the result over the corners of the operands'
+    intervals and their zeros (a jump of floor, sign or remainder inside one shows there,
+    and so does the pole of a division), plus 8 u |r| for
+    the LIBM functions. A NaN at a corner but not at the centre accepts any value; a NaN at
+    the centre and every corner is certain."""
+    fn = getattr(np, op)
+    with np.errstate(all="ignore"):
+        r = np.asarray(fn(*vals), dtype=np.float64)
+        e = np.zeros(r.shape)
+        all_nan = np.isnan(r)
+        corners = [[]]
+        for v, ev in zip(vals, errs):
+            # an interval that holds 0 also tries +-0: the pole of x // y, 1 / x, log(x)
+            zero = (ev > 0) & (np.abs(v) <= ev)
+            ends = (v - ev, v + ev, np.where(zero, 0.0, v), np.where(zero, -0.0, v))
+            corners = [c + [w] for c in corners for w in ends]
+        for c in corners:
+            rc = np.asarray(fn(*c), dtype=np.float64)
+            d = np.where(rc == r, 0.0, np.abs(rc - r))  # equal infinities: no change
+            e = np.maximum(e, np.where(np.isnan(d), np.inf, 2.0 * d))
+            all_nan &= np.isnan(rc)
+        e = np.where(np.isnan(r) & ~all_nan, np.inf, e)
+        if op in LIBM:
+            e = e + 8.0 * udt(dt) * fin(r)
+        # e is the bound of the float64 value: NaN certain where every corner is NaN
+        return finish_op(r, e, dt, all_nan)
 
 
 def norm_axis(axis, nd):
@@ -515,7 +553,7 @@ class Evaluator:
     def ev_BinOp(self, node):
         x, y = self.ev(node.left), self.ev(node.right)
         ops = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide",
-               ast.Pow: "power"}
+               ast.Pow: "power", ast.FloorDiv: "floor_divide", ast.Mod: "remainder"}
         if isinstance(node.op, ast.MatMult):
             return self.call("matmul", [x, y], {})
         if type(node.op) not in ops:
@@ -568,12 +606,26 @@ class Evaluator:
     def call_(self, fname, args, kw):
         if fname in CREATE:
             return self.create(fname, args, kw)
-        if fname in ("abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "negative"):
+        if ELEMENTWISE.get(fname) == 1:
             p = bind(fname, args, kw, 1, ["x"], {})
             return unary(fname, p["x"])
-        if fname in ("add", "subtract", "multiply", "divide", "power", "minimum", "maximum", "greater"):
+        if ELEMENTWISE.get(fname) == 2:
             p = bind(fname, args, kw, 2, ["x1", "x2"], {})
             return binary(fname, p["x1"], p["x2"])
+        if fname == "clip":  # maximum, then minimum
+            p = bind(fname, args, kw, 3, ["a", "a_min", "a_max"], dict(a_min=None, a_max=None))
+            r = p["a"]
+            if p["a_min"] is not None:
+                r = binary("maximum", r, p["a_min"])
+            return r if p["a_max"] is None else binary("minimum", r, p["a_max"])
+        if fname in ("round", "around"):  # NumPy's: rint of a scaled by a power of ten
+            p = bind(fname, args, kw, 2, ["a", "decimals"], dict(decimals=0))
+            d = p["decimals"]
+            if d == 0:
+                return unary("rint", p["a"])
+            f = 10.0 ** abs(d)
+            r = unary("rint", binary("multiply" if d > 0 else "divide", p["a"], f))
+            return binary("divide" if d > 0 else "multiply", r, f)
         if fname in ("sum", "mean", "min", "max", "var", "std"):
             names = ["a", "axis", "keepdims"] + (["ddof"] if fname in ("var", "std") else [])
             p = bind(fname, args, kw, 2, names, dict(axis=None, keepdims=False, ddof=0))
@@ -653,6 +705,36 @@ class Evaluator:
 
 
 CREATE = ("normal", "uniform", "random", "ones", "zeros", "full", "arange")
+# The elementwise functions, read from `tessera info` (--info): name -> arity.
+# The functions below have a bound of their own in unary() and binary(); any
+# other one gets generic_bound(), so a row added to kernel/ew_table.h is
+# fuzzed without an edit here.
+ELEMENTWISE = {}
+OPERATOR_FNS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "**": "power",
+                "//": "floor_divide", "%": "remainder"}
+# NumPy's SIMD loops (SVML on AVX-512) and C's libm differ by a few ULP in these
+# (tests/exec/ufuncs.py states how many): their generic bound allows 8 u |r|.
+# The others are exact, or one rounding.
+LIBM = ("log1p", "expm1", "log2", "log10", "exp2", "tan", "arcsin", "arccos", "arctan", "sinh",
+        "cosh", "arcsinh", "arccosh", "arctanh", "cbrt", "arctan2", "hypot", "logaddexp",
+        "logaddexp2")
+
+
+def read_info(path):
+    """name -> arity of the `elementwise` lines of `tessera info` (arity from the doc)."""
+    fns = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and line.startswith("  ") and parts[1] == "elementwise":
+                doc = line.split("elementwise", 1)[1].strip()
+                for arity, params in ((1, "(x)"), (2, "(x1, x2)")):  # else clip, round: own code
+                    if doc.startswith(parts[0] + params):
+                        fns[parts[0]] = arity
+    if len(fns) < 16:
+        sys.exit("diff_fuzz: %s lists %d elementwise functions (run `tessera info > %s`)"
+                 % (path, len(fns), path))
+    return fns
 REDUCTIONS = ("sum", "mean", "min", "max", "var", "std")
 OPS = {"dot": "matmul"}
 
@@ -792,11 +874,16 @@ class Gen:
         opts = ["ones", "zeros", "full", "full", "normal", "uniform", "random"]
         big = [i for i, n in enumerate(shape) if n != 1]
         if shape and len(big) <= 1:
-            opts += ["arange"] * 4
+            opts += ["arange"] * 4 + ["special"] * 2
         kind = self.r.choice(opts)
         kws = []
         if kind == "arange":
             return self.arange_leaf(shape, big, dt)
+        if kind == "special":  # +-0, +-inf and NaN among finite values, in ragged chunks
+            a = self.arange_leaf(shape, big, dt)
+            form = self.r.choice(["(%s) / 0", "(%s) / inf", "1 / (%s)", "log(%s)", "(%s) * inf",
+                                  "(%s) / -inf", "-1 / (%s)"])
+            return Node(form % a.text, shape, dt, P_MUL)
         ck = self.chunks(shape)
         if ck is not None:
             kws.append("chunks=" + ck)
@@ -811,7 +898,7 @@ class Gen:
             args = [st]
         elif kind == "full":
             fill = self.r.choice(["3", "-0.25", "2.5", "-7", "0.1", "1e-3", "100", "0", "-1"] * 5
-                                 + ["nan", "inf", "-inf"])
+                                 + ["nan", "inf", "-inf", "-0.0", "0.5", "-1.5"])
             args = [st, fill] if self.chance(0.8) else [st, "fill_value=" + fill]
         elif kind == "random":
             args = [st] if self.chance(0.7) else ["size=" + st]
@@ -877,8 +964,8 @@ class Gen:
         return getattr(self, "g_" + kind)(shape, depth - 1, dt)
 
     def g_binary(self, shape, depth, dt):
-        op = self.r.choice(["+", "-", "*", "/", "**", "add", "subtract", "multiply", "divide", "power",
-                            "minimum", "maximum", "greater", "+", "-", "*", "/"])
+        fns = sorted(n for n, k in ELEMENTWISE.items() if k == 2)
+        op = self.r.choice(["+", "-", "*", "/", "**", "+", "-", "*", "/", "//", "%"] + fns)
         ndim = len(shape)
         if self.chance(0.25):  # one operand a number
             arr = self.gen(shape, depth, dt)
@@ -908,7 +995,7 @@ class Gen:
                 [["float64", "float64"]] * 4 + [["float32", "float64"], ["float64", "float32"]])
             pair = [self.gen(sl, depth, dts[0]), self.gen(sr, depth, dts[1])]
         a, b = pair
-        if op in ("+", "-", "*", "/"):
+        if op in ("+", "-", "*", "/", "//", "%"):
             p = P_ADD if op in "+-" else P_MUL
             text = "%s %s %s" % (self.wrap(a, p), op, self.wrap(b, p + 1))
             return Node(text, shape, dt, p)
@@ -918,8 +1005,29 @@ class Gen:
         return Node("%s(%s, %s)" % (op, a.text, b.text), shape, dt)
 
     def g_unary(self, shape, depth, dt):
-        f = self.r.choice(["abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "negative", "-", "-", "+"])
+        fns = sorted(n for n, k in ELEMENTWISE.items() if k == 1)
+        f = self.r.choice(fns + ["-", "-", "+", "clip", "round"])
         a = self.gen(shape, depth, dt)
+        if f == "clip":
+            lo, hi = self.number(), self.number()
+            form = self.r.randint(0, 3)
+            if form == 0:
+                return Node("clip(%s, %s, %s)" % (a.text, lo, hi), shape, dt)
+            if form == 1:
+                return Node("%s.clip(%s, %s)" % (self.wrap(a, P_ATOM), lo, hi), shape, dt, P_ATOM)
+            if form == 2:
+                return Node("clip(%s, None, %s)" % (a.text, hi), shape, dt)
+            return Node("clip(%s, a_min=%s)" % (a.text, lo), shape, dt)
+        if f == "round":
+            d = self.r.choice([0, 0, 1, 2, 3, -1, -2, 5])
+            form = self.r.randint(0, 3)
+            if form == 0:
+                return Node("round(%s)" % a.text, shape, dt)
+            if form == 1:
+                return Node("%s.round(%d)" % (self.wrap(a, P_ATOM), d), shape, dt, P_ATOM)
+            if form == 2:
+                return Node("around(%s, %d)" % (a.text, d), shape, dt)
+            return Node("round(%s, decimals=%d)" % (a.text, d), shape, dt)
         if f in "-+":
             return Node(f + self.wrap(a, P_UNARY), shape, dt, P_UNARY)
         return Node("%s(%s)" % (f, a.text), shape, dt)
@@ -1459,6 +1567,7 @@ def main():
         p.add_argument("--cases", type=int, default=200, help="random cases (after the regression cases)")
         p.add_argument("--only", default="", help="only these case numbers (comma-separated)")
         p.add_argument("--dir", default=".")
+        p.add_argument("--info", default="info.txt", help="the output of `tessera info`")
         if name == "check":
             p.add_argument("results", nargs="*", help="MODE=FILE.h5")
         if name == "isolate":
@@ -1466,6 +1575,7 @@ def main():
             p.add_argument("--timeout", type=int, default=120)
             p.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
+    ELEMENTWISE.update(read_info(args.info))
     {"gen": cmd_gen, "check": cmd_check, "isolate": cmd_isolate}[args.cmd](args)
 
 

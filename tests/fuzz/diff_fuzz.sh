@@ -4,7 +4,9 @@
 # creation functions with irregular chunks, shapes of 0 to 4 axes with
 # length-0 and length-1 axes, slices with negative steps and out-of-range
 # bounds, integer and None indexes, broadcasting, elementwise functions,
-# every reduction with axis/keepdims/ddof, .T, @, rechunk, astype, persist),
+# every reduction with axis/keepdims/ddof, .T, @, rechunk, astype, persist;
+# every elementwise function that `tessera info` lists, on arrays holding
+# +-0, +-inf and NaN),
 # after fixed regression cases that once crashed tessera or gave a wrong
 # value. The job runs fused and --no-fuse, on 1 and 3 ranks; every result
 # must match NumPy in shape, dtype and value (within the rounding bound
@@ -32,8 +34,12 @@ FUZZ="$srcdir/tests/fuzz/diff_fuzz.py"
 fuzz() {
   _c=$1
   shift
-  "$PYNP" "$FUZZ" "$_c" --seed "$SEED" --cases "$CASES" --only "$ONLY" "$@"
+  "$PYNP" "$FUZZ" "$_c" --seed "$SEED" --cases "$CASES" --only "$ONLY" --info info.txt "$@"
 }
+
+# the elementwise functions to fuzz: those of the operation table
+capture info.txt info.err tsr info
+[ "$RC" -eq 0 ] || fail "tessera info failed ($RC): $(cat info.err)"
 
 fuzz gen || fail "the generator failed (seed $SEED)"
 capture inputs.out inputs.err tsr run inputs.tsr -o inputs.h5

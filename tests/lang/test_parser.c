@@ -90,6 +90,8 @@ static void sexpr(sbuf *b, const ast_node *n) {
   case AST_BINOP:
     if (n->op == AST_OP_POW)
       put(b, "(** ");
+    else if (n->op == AST_OP_FLOORDIV)
+      put(b, "(// ");
     else
       put(b, "(%c ", n->op);
     sexpr(b, n->left);
@@ -224,6 +226,15 @@ START_TEST(additive_and_multiplicative_ops_are_left_associative) {
   ck_expr("a - b - c", "(- (- a b) c)");
   ck_expr("a / b * c @ d", "(@ (* (/ a b) c) d)");
   ck_expr("a + b - c + d", "(+ (- (+ a b) c) d)");
+}
+END_TEST
+
+/* Python's levels: // and % with * and /, below the unary sign and **. */
+START_TEST(floor_division_and_modulo_are_multiplicative) {
+  ck_expr("a + b // c", "(+ a (// b c))");
+  ck_expr("a % b * c // d", "(// (* (% a b) c) d)");
+  ck_expr("-a // b ** 2 % c", "(% (// (u- a) (** b 2)) c)");
+  ck_expr("a - b % c", "(- a (% b c))");
 }
 END_TEST
 
@@ -668,8 +679,9 @@ static const error_case error_cases[] = {
     {"x = not y", 1, 5, "'not' is not supported in the job language"},
     {"y = a < b", 1, 7, "comparison operator '<' is not supported"},
     {"f(a == b)", 1, 5, "comparison operator '==' is not supported"},
-    {"x = a % 2", 1, 7, "operator '%' is not supported"},
-    {"x = a // 2", 1, 7, "operator '//' is not supported"},
+    {"x = a & 2", 1, 7, "operator '&' is not supported"},
+    {"x = a << 2", 1, 7, "operator '<<' is not supported"},
+    {"x //= 2", 1, 3, "augmented assignment '//=' is not supported"},
     {"x += 1", 1, 3, "augmented assignment '+=' is not supported"},
     {"x = [1, 2)", 1, 10, "expected ']' to close '[' opened at 1:5"},
     {"x = [1 2]", 1, 8, "expected ']' to close '[' opened at 1:5"},
@@ -897,6 +909,7 @@ static Suite *parser_suite(void) {
   tcase_add_test(t, mul_binds_tighter_than_add);
   tcase_add_test(t, parentheses_override_precedence);
   tcase_add_test(t, additive_and_multiplicative_ops_are_left_associative);
+  tcase_add_test(t, floor_division_and_modulo_are_multiplicative);
   tcase_add_test(t, power_is_right_associative);
   tcase_add_test(t, power_binds_tighter_than_unary_minus_on_its_left);
   tcase_add_test(t, power_accepts_a_signed_exponent);
