@@ -102,3 +102,107 @@ int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   tsr_set_array(out, n);
   return TSR_OK;
 }
+
+/* ---- NaN-skipping reductions ------------------------------------------------ */
+
+static int num_node(double v, tsr_node **out) {
+  tsr_grid g;
+  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
+  int st = tsr_node_full(v, &g, TSR_F64, out);
+  tsr_grid_free(&g);
+  return st;
+}
+
+static int bin_num(int op, tsr_node *x, double v, tsr_node **out) {
+  tsr_node *s;
+  TSR_CHECK(num_node(v, &s));
+  return tsr_node_binary(op, x, s, out);
+}
+
+/* 1 where g > 0, else NaN: g / g for g = greater(x, 0) (a factor that keeps
+ * a value or makes it NaN, as NumPy's all-NaN slices and dof <= 0 are). */
+static int nan_unless_positive(tsr_node *x, tsr_node **out) {
+  tsr_node *g;
+  TSR_CHECK(bin_num(EW_GREATER, x, 0.0, &g));
+  return tsr_node_binary(EW_DIV, g, g, out);
+}
+
+/* sum((nanzero(x) - mean) * notnan(x))**2 / (count - ddof), NaN where
+ * count - ddof <= 0: nanvar's steps. */
+static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, int keep, int ddof,
+                       tsr_node *cnt, tsr_node **out) {
+  tsr_node *sk, *ck, *avg, *d, *sq, *ss, *dof, *ok, *v;
+  TSR_CHECK(tsr_node_reduce(RED_SUM, z, axis, 1, 0, &sk));
+  TSR_CHECK(tsr_node_reduce(RED_SUM, m, axis, 1, 0, &ck));
+  TSR_CHECK(tsr_node_binary(EW_DIV, sk, ck, &avg));
+  TSR_CHECK(tsr_node_binary(EW_SUB, z, avg, &d));
+  TSR_CHECK(tsr_node_binary(EW_MUL, d, m, &d));
+  TSR_CHECK(tsr_node_binary(EW_MUL, d, d, &sq));
+  TSR_CHECK(tsr_node_reduce(RED_SUM, sq, axis, keep, 0, &ss));
+  TSR_CHECK(bin_num(EW_SUB, cnt, (double)ddof, &dof));
+  TSR_CHECK(nan_unless_positive(dof, &ok));
+  TSR_CHECK(tsr_node_binary(EW_DIV, ss, dof, &v));
+  TSR_CHECK(tsr_node_binary(EW_MUL, v, ok, out));
+  (void)x;
+  return TSR_OK;
+}
+
+static int nan_reduce(int kind, tsr_node *x, int axis, int keep, int ddof, tsr_node **out) {
+  tsr_node *z, *m, *cnt, *r, *e;
+  TSR_CHECK(tsr_node_unary(EW_NANZERO, x, &z));
+  TSR_CHECK(tsr_node_unary(EW_NOTNAN, x, &m));
+  TSR_CHECK(tsr_node_reduce(RED_SUM, m, axis, keep, 0, &cnt));
+  switch (kind) {
+  case RED_SUM:
+    return tsr_node_reduce(RED_SUM, z, axis, keep, 0, out);
+  case RED_MEAN:
+    TSR_CHECK(tsr_node_reduce(RED_SUM, z, axis, keep, 0, &r));
+    return tsr_node_binary(EW_DIV, r, cnt, out);
+  case RED_MIN:
+  case RED_MAX: /* fmin(x, inf) is x but NaN's inf; an all-NaN slice is NaN */
+    TSR_CHECK(bin_num(kind == RED_MIN ? EW_FMIN : EW_FMAX, x,
+                      kind == RED_MIN ? INFINITY : -INFINITY, &e));
+    TSR_CHECK(tsr_node_reduce(kind, e, axis, keep, 0, &r));
+    TSR_CHECK(tsr_node_binary(EW_DIV, cnt, cnt, &cnt));
+    return tsr_node_binary(EW_MUL, r, cnt, out);
+  case RED_VAR:
+    return nan_moments(x, z, m, axis, keep, ddof, cnt, out);
+  case RED_STD:
+    TSR_CHECK(nan_moments(x, z, m, axis, keep, ddof, cnt, &r));
+    return tsr_node_unary(EW_SQRT, r, out);
+  }
+  return TSR_ERROR(TSR_ERR_INTERNAL, "nan-reduction of kind %d", kind);
+}
+
+/* A number: NaN counts as no element. */
+static double nan_reduce_number(int kind, double x, long long ddof) {
+  int n = x == x;
+  if (kind == RED_SUM) return n ? x : 0.0;
+  if (kind == RED_VAR || kind == RED_STD) return n - ddof > 0 ? 0.0 : NAN;
+  return n ? x : NAN;
+}
+
+/* nansum, nanmean, nanmin, nanmax (a, axis=None, keepdims=False) and nanvar,
+ * nanstd (..., ddof=0): def->code the reduction kind. */
+int tsr_b_nanreduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                    tsr_value *out) {
+  long long ddof = 0;
+  int moments = def->code == RED_VAR || def->code == RED_STD;
+  if (moments && a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "ddof", &ddof));
+  if (tsr_value_is_number(&a->v[0]) && (!a->given[1] || a->v[1].kind == V_NONE)) {
+    tsr_set_float(out, nan_reduce_number(def->code, tsr_value_number(&a->v[0]), ddof));
+    return TSR_OK;
+  }
+  tsr_node *x, *n;
+  int axis, keep;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &keep));
+  if ((def->code == RED_MIN || def->code == RED_MAX) &&
+      (axis < 0 ? tsr_node_size(x) : x->grid.shape[axis]) == 0)
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
+                         "zero-size array to reduction operation %s which has no identity",
+                         def->code == RED_MIN ? "fmin" : "fmax");
+  TSR_CHECK(tsr_ctx_relocate(c, call, nan_reduce(def->code, x, axis, keep, (int)ddof, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}

@@ -83,7 +83,9 @@
     "floor_divide(x1, x2), x1 // x2: floor(x1 / x2) as Python's divmod")                         \
   B(NEXTAFTER, "nextafter", NULL, nextafter(x, y), "nextafter(x1, x2): the next double after x1 toward x2") \
   B(HEAVISIDE, "heaviside", NULL, tsr_ew_heaviside(x, y),                                        \
-    "heaviside(x1, x2): 0.0 where x1 < 0, x2 where x1 == 0, 1.0 where x1 > 0")
+    "heaviside(x1, x2): 0.0 where x1 < 0, x2 where x1 == 0, 1.0 where x1 > 0")                  \
+  I(NOTNAN, "notnan", x == x ? 1.0 : 0.0)                                                        \
+  I(NANZERO, "nanzero", x == x ? x : 0.0)
 
 /* More names of a row (NumPy's aliases): A(name, ID, arity, doc). */
 #define TSR_EW_ALIASES(A)                                                                        \
