@@ -125,6 +125,14 @@ int tsr_h5_gzip_available(void);
  * would crash on, turning a reported error into a segfault. */
 void tsr_h5_library_init(void);
 
+/* A file HDF5 could not close (a full disk, a file-size limit) stays in its
+ * table of open files half closed, and HDF5's own cleanup of it crashes
+ * (HDF5 1.10's H5F__close_cb): at exit, which tsr_h5_library_init turns off,
+ * and, with parallel HDF5, inside MPI_Finalize. note records such a close
+ * (h5write.c); close_failed tells the end of the run to skip MPI_Finalize. */
+void tsr_h5_note_close_failed(void);
+int tsr_h5_close_failed(void);
+
 /* ---- listing --------------------------------------------------------------- */
 
 /* Prints every dataset of path (shape, dtype, HDF5 chunks, filters, its

@@ -150,3 +150,8 @@ int tsr_h5_check_file(const char *path) {
 }
 
 void tsr_h5_library_init(void) { H5dont_atexit(); }
+
+/* Process-wide, as HDF5's own table of open files is. */
+static int close_failed;
+void tsr_h5_note_close_failed(void) { close_failed = 1; }
+int tsr_h5_close_failed(void) { return close_failed; }

@@ -170,7 +170,10 @@ int tsr_h5_writer_close(tsr_h5_writer *w) {
     free(w->names[i]);
   }
   if (w->dxpl >= 0) H5Pclose(w->dxpl);
-  if (w->file >= 0) bad |= H5Fclose(w->file) < 0;
+  if (w->file >= 0 && H5Fclose(w->file) < 0) {
+    bad = 1;
+    tsr_h5_note_close_failed();
+  }
   int err = errno;
   const char *final = w->final;
   free(w);
@@ -206,7 +209,10 @@ int tsr_h5_set_attrs(const char *tmp, const char *final, const tsr_attr *attrs, 
   int bad = 0;
   errno = 0;
   for (int i = 0; i < nattrs && !bad; i++) bad = put_attr(file, &attrs[i]) < 0;
-  bad |= H5Fclose(file) < 0;
+  if (H5Fclose(file) < 0) {
+    bad = 1;
+    tsr_h5_note_close_failed();
+  }
   if (bad)
     return TSR_ERROR(TSR_ERR_IO, "cannot write the attributes of '%s'%s", final,
                      tsr_h5_cause(errno));

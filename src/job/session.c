@@ -58,13 +58,23 @@ int tsr_init(int *argc, char ***argv) {
   return TSR_OK;
 }
 
-void tsr_finalize(void) { tsr_comm_finalize(); }
+/* After HDF5 failed to close a file, MPI_Finalize would crash in HDF5's
+ * cleanup of it (io/h5array.h): the run, which has failed already, ends
+ * without it. */
+void tsr_finalize(void) {
+  if (tsr_h5_close_failed()) {
+    fflush(stdout);
+    fflush(stderr);
+    return;
+  }
+  tsr_comm_finalize();
+}
 
 int tsr_finalize_interrupted(void) {
   int sig = tsr_interrupt_signal(), code = 128 + (sig > 0 ? sig : SIGINT);
   fflush(stdout);
   fflush(stderr);
-  tsr_comm_finalize_interrupted(code);
+  if (!tsr_h5_close_failed()) tsr_comm_finalize_interrupted(code);
   return code;
 }
 int tsr_rank(void) { return tsr_comm_rank(); }
