@@ -144,20 +144,25 @@ startup_delay() {
   _delay=$(awk -v m="$1" -v s="$STARTUP_S" 'BEGIN { d = 4 * s; printf "%.2f", (d > m ? d : m) }')
 }
 
+# watchdog PID SECONDS: in the background, kills PID for good if it still
+# runs after SECONDS (whole seconds); ends by itself when PID ends.
+watchdog() {
+  sh -c 'i=0; while kill -0 "$1" 2>/dev/null && [ $i -lt $(($2 * 50)) ]; do sleep 0.02; i=$((i + 1)); done
+         kill -KILL "$1" 2>/dev/null' watchdog "$1" "$2" &
+}
+
 # wait_watched PID: waits for the background PID, which a watchdog kills for
 # good after 10 s (a hang costs no more), and sets _rc to its exit status.
-# The watchdog drops the test's traps: bash runs a trapped signal's handler
-# in a subshell only after its foreground sleep, so an inherited 'exit 1'
-# would run the EXIT trap (cleanup: rm -rf $TMP) there 10 s later, under
-# the feet of the rest of the test.
+# The watchdog is never signalled: a subshell keeps the test's traps until it
+# runs its first command, so killing it at once ran the test's 'exit 1' and
+# its EXIT trap (cleanup: rm -rf $TMP) under the feet of the test. It looks
+# at the process every 20 ms and ends with it.
 wait_watched() {
-  (trap - EXIT INT TERM HUP; sleep 10; kill -KILL "$1" 2>/dev/null) &
-  _dog=$!
+  watchdog "$1" 10
   set +e
   wait "$1"
   _rc=$?
   set -e
-  kill "$_dog" 2>/dev/null || true
 }
 
 # signal_test WHAT SIG DELAY WANT MAXS DIR CMD...: CMD in the background,
@@ -212,6 +217,38 @@ start_two_ranks() {
   _pid=$!
   BG_PIDS="$BG_PIDS $_pid"
   sleep "$_delay"
+}
+
+# mpirun_signal_test WHAT SIG MAXS DIR ARGS...: tessera ARGS on 2 ranks under
+# mpirun; after startup_delay's wait SIG goes to mpirun itself (Ctrl-C, a
+# batch system's SIGTERM): every rank must be gone within MAXS s, mpirun must
+# end with a non-zero status within 5 s (its status and its own last second
+# are Open MPI's), rank 0 must say "interrupted" once and DIR must be empty.
+mpirun_signal_test() {
+  _what=$1 _sig=$2 _maxs=$3 _dir=$4
+  shift 4
+  start_two_ranks "$_dir" 2 "$@"
+  _ranks=$(pgrep -P "$_pid" | tr '\n' ' ')
+  [ -n "$_ranks" ] || fail "$_what: no rank process found"
+  kill -"$_sig" "$_pid"
+  _t0=$(date +%s.%N)
+  _n=0
+  # shellcheck disable=SC2086
+  while running $_ranks && [ "$_n" -lt 500 ]; do
+    sleep 0.02
+    _n=$((_n + 1))
+  done
+  _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  wait_watched "$_pid"
+  _dm=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  note "$_what: ranks gone $_dt s after SIG$_sig, mpirun $_dm s, exit status $_rc"
+  [ "$_rc" -ne 0 ] || soft_fail "$_what: mpirun exit status 0 after SIG$_sig"
+  awk -v t="$_dt" -v m="$_maxs" 'BEGIN { exit !(t <= m) }' ||
+    soft_fail "$_what: the ranks took $_dt s after SIG$_sig to exit (at most $_maxs s)"
+  awk -v t="$_dm" 'BEGIN { exit !(t <= 5) }' || soft_fail "$_what: mpirun took $_dm s to return"
+  [ "$(grep -c 'interrupted' "$_dir.err")" -eq 1 ] ||
+    soft_fail "$_what: 'interrupted' not said once: $(cat "$_dir.err")"
+  [ -z "$(ls -A "$_dir")" ] || soft_fail "$_what: left $(ls -A "$_dir")"
 }
 
 # ranks_signal_test WHAT SIG WANT MAXS DIR ARGS...: tessera ARGS on 2 ranks

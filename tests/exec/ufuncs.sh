@@ -15,11 +15,11 @@ capture info.out info.err tsr info
 [ "$RC" -eq 0 ] || fail "tessera info failed ($RC): $(cat info.err)"
 "$PYNP" "$PYU" gen info.out || fail "writing the inputs failed"
 
-capture out err tsr run job.tsr -o fused.h5
+capture out err tsr --backend=cpu run job.tsr -o fused.h5
 [ "$RC" -eq 0 ] || fail "the job failed ($RC): $(cat err)"
 "$PYNP" "$PYU" check info.out fused.h5 || soft_fail "fused, 1 rank: tessera and NumPy differ (above)"
 
-capture out err mpi_tsr 3 --no-fuse run job.tsr -o nofuse.h5
+capture out err mpi_tsr 3 --backend=cpu --no-fuse run job.tsr -o nofuse.h5
 [ "$RC" -eq 0 ] || fail "the job failed with --no-fuse on 3 ranks ($RC): $(cat err)"
 "$PYNP" "$PYU" check info.out nofuse.h5 || soft_fail "--no-fuse, 3 ranks: tessera and NumPy differ (above)"
 # The CUDA kernels call the same scalar code (kernel/ew_scalar.h) with CUDA's

@@ -43,15 +43,13 @@ wait_tmp() {
 
 # finish_job SECONDS: waits for JOB (killing it after SECONDS); RC, DT.
 finish_job() {
-  (sleep "$1"; kill -KILL "$JOB" 2>/dev/null) &
-  _dog=$!
+  watchdog "$JOB" "$1"
   _t0=$(date +%s)
   set +e
   wait "$JOB"
   RC=$?
   set -e
   DT=$(($(date +%s) - _t0))
-  kill "$_dog" 2>/dev/null || true
 }
 
 # ---- SIGKILL of one rank -----------------------------------------------------------------
