@@ -219,6 +219,19 @@ start_two_ranks() {
   sleep "$_delay"
 }
 
+# ranks_gone_after T0 PID...: waits (10 s at most) until no PID runs; _dt
+# is the time since T0 (date +%s.%N) in seconds.
+ranks_gone_after() {
+  _since=$1
+  shift
+  _n=0
+  while running "$@" && [ "$_n" -lt 500 ]; do
+    sleep 0.02
+    _n=$((_n + 1))
+  done
+  _dt=$(awk -v a="$_since" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+}
+
 # mpirun_signal_test WHAT SIG MAXS DIR ARGS...: tessera ARGS on 2 ranks under
 # mpirun; after startup_delay's wait SIG goes to mpirun itself (Ctrl-C, a
 # batch system's SIGTERM): every rank must be gone within MAXS s, mpirun must
@@ -232,13 +245,8 @@ mpirun_signal_test() {
   [ -n "$_ranks" ] || fail "$_what: no rank process found"
   kill -"$_sig" "$_pid"
   _t0=$(date +%s.%N)
-  _n=0
   # shellcheck disable=SC2086
-  while running $_ranks && [ "$_n" -lt 500 ]; do
-    sleep 0.02
-    _n=$((_n + 1))
-  done
-  _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  ranks_gone_after "$_t0" $_ranks
   wait_watched "$_pid"
   _dm=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
   note "$_what: ranks gone $_dt s after SIG$_sig, mpirun $_dm s, exit status $_rc"
@@ -264,13 +272,8 @@ ranks_signal_test() {
   # shellcheck disable=SC2086
   kill -"$_sig" $_ranks
   _t0=$(date +%s.%N)
-  _n=0
   # shellcheck disable=SC2086
-  while running $_ranks && [ "$_n" -lt 500 ]; do
-    sleep 0.02
-    _n=$((_n + 1))
-  done
-  _dt=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+  ranks_gone_after "$_t0" $_ranks
   wait_watched "$_pid"
   note "$_what: ranks gone $_dt s after SIG$_sig, mpirun exit status $_rc"
   [ "$_rc" -eq "$_want" ] || soft_fail "$_what: mpirun exit status $_rc, expected $_want: $(tail -3 "$_dir.err")"
@@ -298,6 +301,16 @@ kill_rank_test() {
   [ "$_rc" -ne 0 ] || soft_fail "SIGKILL of a rank: mpirun exit status 0"
   [ "$_dt" -le 5 ] || soft_fail "SIGKILL of a rank: mpirun ran $_dt s after it"
   [ -z "$(ls -A "$_dir")" ] || soft_fail "SIGKILL of a rank: left $(ls -A "$_dir")"
+}
+
+# one_error_each EXPR...: `tessera eval EXPR` fails for each EXPR with exit
+# status 1 and one `tessera: error:` line (soft failures).
+one_error_each() {
+  for _e in "$@"; do
+    capture out err tsr eval "$_e"
+    [ "$RC" -eq 1 ] && [ "$(grep -c '^tessera: error:' err)" -eq 1 ] ||
+      soft_fail "$_e: exit status $RC, expected one error line: $(cat err)"
+  done
 }
 
 # capture OUT ERR CMD ARGS...: runs CMD with stdout in OUT and stderr in

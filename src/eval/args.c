@@ -189,6 +189,27 @@ void tsr_set_array(tsr_value *out, tsr_node *n) {
   out->arr = n;
 }
 
+/* v as a 0-d array of dtype dt. */
+static int number_node(double v, tsr_dtype dt, tsr_node **out) {
+  tsr_grid g;
+  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
+  int st = tsr_node_full(v, &g, dt, out);
+  tsr_grid_free(&g);
+  return st;
+}
+
+int tsr_node_op_number(int op, tsr_node *x, double v, tsr_node **out) {
+  tsr_node *s;
+  TSR_CHECK(number_node(v, x->dtype, &s));
+  return tsr_node_binary(op, x, s, out);
+}
+
+int tsr_number_op_node(int op, double v, tsr_node *x, tsr_node **out) {
+  tsr_node *s;
+  TSR_CHECK(number_node(v, x->dtype, &s));
+  return tsr_node_binary(op, s, x, out);
+}
+
 int tsr_set_tuple(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out) {
   memset(out, 0, sizeof *out);
   out->kind = V_TUPLE;

@@ -66,6 +66,10 @@ int tsr_as_array(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype l
 
 void tsr_set_array(tsr_value *out, tsr_node *n);
 void tsr_set_float(tsr_value *out, double f);
+/* x op v and v op x for a number v, which takes x's dtype as in `x + 1`
+ * (builtins composed of nodes: ops_create.c, ops_random.c, ops_stats.c). */
+int tsr_node_op_number(int op, tsr_node *x, double v, tsr_node **out);
+int tsr_number_op_node(int op, double v, tsr_node *x, tsr_node **out);
 /* A tuple of the n arrays nodes (q, r = qr(x); xx, yy = meshgrid(x, y)). */
 int tsr_set_tuple(tsr_ctx *c, tsr_node *const *nodes, int n, tsr_value *out);
 

@@ -16,28 +16,6 @@
 
 /* ---- nodes from nodes ------------------------------------------------------ */
 
-static int scalar(double v, tsr_dtype dt, tsr_node **out) {
-  tsr_grid g;
-  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
-  int st = tsr_node_full(v, &g, dt, out);
-  tsr_grid_free(&g);
-  return st;
-}
-
-/* x op v, v a number. */
-static int with_number(int op, tsr_node *x, double v, tsr_node **out) {
-  tsr_node *s;
-  TSR_CHECK(scalar(v, x->dtype, &s));
-  return tsr_node_binary(op, x, s, out);
-}
-
-/* v op x, v a number. */
-static int number_with(int op, double v, tsr_node *x, tsr_node **out) {
-  tsr_node *s;
-  TSR_CHECK(scalar(v, x->dtype, &s));
-  return tsr_node_binary(op, s, x, out);
-}
-
 /* x (1-d) as a column [:, None] (axis 0) or a row [None, :] (axis 1). */
 static int as_axis(tsr_node *x, int axis, tsr_node **out) {
   tsr_axis_sel whole = {TSR_SEL_SLICE, 0, 1, x->grid.shape[0], 0};
@@ -72,8 +50,8 @@ static int row_minus_col(const tsr_grid *g, tsr_node **out) {
 static int is_zero(tsr_node *x, tsr_node **out) {
   tsr_node *a, *m;
   TSR_CHECK(tsr_node_unary(EW_ABS, x, &a));
-  TSR_CHECK(with_number(EW_MIN, a, 1.0, &m));
-  return number_with(EW_SUB, 1.0, m, out);
+  TSR_CHECK(tsr_node_op_number(EW_MIN, a, 1.0, &m));
+  return tsr_number_op_node(EW_SUB, 1.0, m, out);
 }
 
 static int cast(tsr_node *x, tsr_dtype dt, tsr_node **out) {
@@ -151,10 +129,10 @@ int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   int st = row_minus_col(&g, &d);
   tsr_grid_free(&g);
   TSR_CHECK(tsr_ctx_relocate(c, call, st));
-  if (k) TSR_CHECK(with_number(EW_ADD, d, (double)k, &d)); /* row - col + k */
-  if (def->code == 2) {                                    /* tri: row - col + k >= 0 */
-    TSR_CHECK(number_with(EW_GREATER, 0.0, d, &n));        /* 1 where it is < 0 */
-    TSR_CHECK(number_with(EW_SUB, 1.0, n, &n));
+  if (k) TSR_CHECK(tsr_node_op_number(EW_ADD, d, (double)k, &d)); /* row - col + k */
+  if (def->code == 2) {                                           /* tri: row - col + k >= 0 */
+    TSR_CHECK(tsr_number_op_node(EW_GREATER, 0.0, d, &n));        /* 1 where it is < 0 */
+    TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, n, &n));
   } else {
     TSR_CHECK(is_zero(d, &n));
   }
@@ -172,12 +150,12 @@ static int linspace_values(double start, double stop, int64_t num, int endpoint,
   int64_t div = endpoint ? num - 1 : num;
   double delta = stop - start, step = div > 0 ? delta / (double)div : NAN;
   if (div > 0 && step == 0) {
-    TSR_CHECK(with_number(EW_DIV, y, (double)div, &y));
-    TSR_CHECK(with_number(EW_MUL, y, delta, &y));
+    TSR_CHECK(tsr_node_op_number(EW_DIV, y, (double)div, &y));
+    TSR_CHECK(tsr_node_op_number(EW_MUL, y, delta, &y));
   } else {
-    TSR_CHECK(with_number(EW_MUL, y, div > 0 ? step : delta, &y));
+    TSR_CHECK(tsr_node_op_number(EW_MUL, y, div > 0 ? step : delta, &y));
   }
-  return with_number(EW_ADD, y, start, out);
+  return tsr_node_op_number(EW_ADD, y, start, out);
 }
 
 /* y with its last element (of num) replaced by stop: y * (1 - last) + stop
@@ -185,11 +163,11 @@ static int linspace_values(double start, double stop, int64_t num, int endpoint,
  * infinite stop is the last value already). */
 static int set_last(tsr_node *idx, tsr_node *y, double stop, int64_t num, tsr_node **out) {
   tsr_node *last, *keep, *a, *b;
-  TSR_CHECK(with_number(EW_SUB, idx, (double)(num - 1), &last));
+  TSR_CHECK(tsr_node_op_number(EW_SUB, idx, (double)(num - 1), &last));
   TSR_CHECK(is_zero(last, &last));
-  TSR_CHECK(number_with(EW_SUB, 1.0, last, &keep));
+  TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, last, &keep));
   TSR_CHECK(tsr_node_binary(EW_MUL, y, keep, &a));
-  TSR_CHECK(with_number(EW_MUL, last, stop, &b));
+  TSR_CHECK(tsr_node_op_number(EW_MUL, last, stop, &b));
   return tsr_node_binary(EW_ADD, a, b, out);
 }
 

@@ -27,37 +27,17 @@ typedef struct dist_def {
 
 /* ---- nodes from nodes ------------------------------------------------------ */
 
-static int num(double v, tsr_node **out) {
-  tsr_grid g;
-  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
-  int st = tsr_node_full(v, &g, TSR_F64, out);
-  tsr_grid_free(&g);
-  return st;
-}
-
-static int op_xn(int op, tsr_node *x, double v, tsr_node **out) { /* x op v */
-  tsr_node *s;
-  TSR_CHECK(num(v, &s));
-  return tsr_node_binary(op, x, s, out);
-}
-
-static int op_nx(int op, double v, tsr_node *x, tsr_node **out) { /* v op x */
-  tsr_node *s;
-  TSR_CHECK(num(v, &s));
-  return tsr_node_binary(op, s, x, out);
-}
-
 /* -log(u) as 0 - log(u): never -0.0 (u = 1 gives +0). */
 static int minus_log(tsr_node *u, tsr_node **out) {
   tsr_node *l;
   TSR_CHECK(tsr_node_unary(EW_LOG, u, &l));
-  return op_nx(EW_SUB, 0.0, l, out);
+  return tsr_number_op_node(EW_SUB, 0.0, l, out);
 }
 
 /* loc + scale * x */
 static int affine(tsr_node *x, double loc, double scale, tsr_node **out) {
-  TSR_CHECK(op_xn(EW_MUL, x, scale, &x));
-  return op_nx(EW_ADD, loc, x, out);
+  TSR_CHECK(tsr_node_op_number(EW_MUL, x, scale, &x));
+  return tsr_number_op_node(EW_ADD, loc, x, out);
 }
 
 /* ---- the transforms -------------------------------------------------------- */
@@ -82,19 +62,19 @@ static int d_exponential(tsr_node *u, double scale, double p1, tsr_node **out) {
   (void)p1;
   tsr_node *e;
   TSR_CHECK(minus_log(u, &e));
-  return op_xn(EW_MUL, e, scale, out);
+  return tsr_node_op_number(EW_MUL, e, scale, out);
 }
 
 /* loc + scale * s * log(2 min(u, 1 - u)), s = 1 below 0.5 and -1 above:
  * the inverse of Laplace's distribution function (1 - u is exact there). */
 static int d_laplace(tsr_node *u, double loc, double scale, tsr_node **out) {
   tsr_node *above, *s, *v, *m, *l, *x;
-  TSR_CHECK(op_xn(EW_GREATER, u, 0.5, &above));
-  TSR_CHECK(op_xn(EW_MUL, above, 2.0, &s));
-  TSR_CHECK(op_nx(EW_SUB, 1.0, s, &s));
-  TSR_CHECK(op_nx(EW_SUB, 1.0, u, &v));
+  TSR_CHECK(tsr_node_op_number(EW_GREATER, u, 0.5, &above));
+  TSR_CHECK(tsr_node_op_number(EW_MUL, above, 2.0, &s));
+  TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, s, &s));
+  TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, u, &v));
   TSR_CHECK(tsr_node_binary(EW_MIN, u, v, &m));
-  TSR_CHECK(op_xn(EW_MUL, m, 2.0, &m));
+  TSR_CHECK(tsr_node_op_number(EW_MUL, m, 2.0, &m));
   TSR_CHECK(tsr_node_unary(EW_LOG, m, &l));
   TSR_CHECK(tsr_node_binary(EW_MUL, s, l, &x));
   return affine(x, loc, scale, out);
@@ -103,7 +83,7 @@ static int d_laplace(tsr_node *u, double loc, double scale, tsr_node **out) {
 /* loc + scale * log(u / (1 - u)) */
 static int d_logistic(tsr_node *u, double loc, double scale, tsr_node **out) {
   tsr_node *v, *q, *l;
-  TSR_CHECK(op_nx(EW_SUB, 1.0, u, &v));
+  TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, u, &v));
   TSR_CHECK(tsr_node_binary(EW_DIV, u, v, &q));
   TSR_CHECK(tsr_node_unary(EW_LOG, q, &l));
   return affine(l, loc, scale, out);
@@ -122,9 +102,9 @@ static int d_rayleigh(tsr_node *u, double scale, double p1, tsr_node **out) {
   (void)p1;
   tsr_node *e, *r;
   TSR_CHECK(minus_log(u, &e));
-  TSR_CHECK(op_xn(EW_MUL, e, 2.0, &e));
+  TSR_CHECK(tsr_node_op_number(EW_MUL, e, 2.0, &e));
   TSR_CHECK(tsr_node_unary(EW_SQRT, e, &r));
-  return op_xn(EW_MUL, r, scale, out);
+  return tsr_node_op_number(EW_MUL, r, scale, out);
 }
 
 /* (-log(u)) ** (1 / a) */
@@ -132,7 +112,7 @@ static int d_weibull(tsr_node *u, double a, double p1, tsr_node **out) {
   (void)p1;
   tsr_node *e;
   TSR_CHECK(minus_log(u, &e));
-  return op_xn(EW_POW, e, 1.0 / a, out);
+  return tsr_node_op_number(EW_POW, e, 1.0 / a, out);
 }
 
 /* exp(-log(u) / a) - 1 (NumPy's: exp(standard_exponential / a) - 1) */
@@ -140,9 +120,9 @@ static int d_pareto(tsr_node *u, double a, double p1, tsr_node **out) {
   (void)p1;
   tsr_node *e, *x;
   TSR_CHECK(minus_log(u, &e));
-  TSR_CHECK(op_xn(EW_DIV, e, a, &e));
+  TSR_CHECK(tsr_node_op_number(EW_DIV, e, a, &e));
   TSR_CHECK(tsr_node_unary(EW_EXP, e, &x));
-  return op_xn(EW_SUB, x, 1.0, out);
+  return tsr_node_op_number(EW_SUB, x, 1.0, out);
 }
 
 /* By def->code (ops_random.h). */

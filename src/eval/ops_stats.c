@@ -105,25 +105,11 @@ int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
 
 /* ---- NaN-skipping reductions ------------------------------------------------ */
 
-static int num_node(double v, tsr_node **out) {
-  tsr_grid g;
-  TSR_CHECK(tsr_grid_init_regular(&g, 0, NULL, NULL));
-  int st = tsr_node_full(v, &g, TSR_F64, out);
-  tsr_grid_free(&g);
-  return st;
-}
-
-static int bin_num(int op, tsr_node *x, double v, tsr_node **out) {
-  tsr_node *s;
-  TSR_CHECK(num_node(v, &s));
-  return tsr_node_binary(op, x, s, out);
-}
-
 /* 1 where g > 0, else NaN: g / g for g = greater(x, 0) (a factor that keeps
  * a value or makes it NaN, as NumPy's all-NaN slices and dof <= 0 are). */
 static int nan_unless_positive(tsr_node *x, tsr_node **out) {
   tsr_node *g;
-  TSR_CHECK(bin_num(EW_GREATER, x, 0.0, &g));
+  TSR_CHECK(tsr_node_op_number(EW_GREATER, x, 0.0, &g));
   return tsr_node_binary(EW_DIV, g, g, out);
 }
 
@@ -139,7 +125,7 @@ static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, int keep
   TSR_CHECK(tsr_node_binary(EW_MUL, d, m, &d));
   TSR_CHECK(tsr_node_binary(EW_MUL, d, d, &sq));
   TSR_CHECK(tsr_node_reduce(RED_SUM, sq, axis, keep, 0, &ss));
-  TSR_CHECK(bin_num(EW_SUB, cnt, (double)ddof, &dof));
+  TSR_CHECK(tsr_node_op_number(EW_SUB, cnt, (double)ddof, &dof));
   TSR_CHECK(nan_unless_positive(dof, &ok));
   TSR_CHECK(tsr_node_binary(EW_DIV, ss, dof, &v));
   TSR_CHECK(tsr_node_binary(EW_MUL, v, ok, out));
@@ -160,8 +146,8 @@ static int nan_reduce(int kind, tsr_node *x, int axis, int keep, int ddof, tsr_n
     return tsr_node_binary(EW_DIV, r, cnt, out);
   case RED_MIN:
   case RED_MAX: /* fmin(x, inf) is x but NaN's inf; an all-NaN slice is NaN */
-    TSR_CHECK(bin_num(kind == RED_MIN ? EW_FMIN : EW_FMAX, x,
-                      kind == RED_MIN ? INFINITY : -INFINITY, &e));
+    TSR_CHECK(tsr_node_op_number(kind == RED_MIN ? EW_FMIN : EW_FMAX, x,
+                                 kind == RED_MIN ? INFINITY : -INFINITY, &e));
     TSR_CHECK(tsr_node_reduce(kind, e, axis, keep, 0, &r));
     TSR_CHECK(tsr_node_binary(EW_DIV, cnt, cnt, &cnt));
     return tsr_node_binary(EW_MUL, r, cnt, out);
