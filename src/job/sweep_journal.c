@@ -42,7 +42,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +54,7 @@
 #include "job/sweep.h"
 #include "util/error.h"
 #include "util/grow.h"
+#include "util/signals.h"
 
 void tsr_journal_dir(const char *output, char *dir, size_t n) {
   snprintf(dir, n, "%s.trials", output);
@@ -149,15 +149,9 @@ static long tmp_writer(const char *name) {
   return t && pid > 0 && end != t + 5 && !*end ? pid : 0;
 }
 
-/* Whether a temporary's writer is gone: this process (which writes none
- * while it opens the journal) or a PID no process of this host has. The
- * processes of one journal are assumed to run on one host (shards started
- * on several nodes at once, sharing a journal on a network file system,
- * can take another node's PID for a dead one). */
-static int writer_gone(long pid) {
-  return pid == (long)getpid() || (kill((pid_t)pid, 0) == -1 && errno == ESRCH);
-}
-
+/* The processes of one journal are assumed to run on one host: shards
+ * started on several nodes at once, sharing a journal on a network file
+ * system, can take another node's PID for a dead one (tsr_temp_writer_gone). */
 /* Removes the temporaries of processes that are gone (a run that was
  * killed), never those of a process that may still be writing them (a
  * shard started at the same moment). */
@@ -167,7 +161,7 @@ static void remove_stale(const char *dir) {
   char path[4200];
   for (struct dirent *e; (e = readdir(d));) {
     long pid = tmp_writer(e->d_name);
-    if (!pid || !writer_gone(pid)) continue;
+    if (!pid || !tsr_temp_writer_gone(pid)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     unlink(path);
   }

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "graph/sources.h"
 #include "util/error.h"
+#include "util/signals.h"
 
 /* Writes the reason into why[n] and returns code. */
 __attribute__((format(printf, 4, 5))) static int refuse(char *why, size_t n, int code,
@@ -87,13 +87,6 @@ static long temp_pid(const char *name, const char *base) {
   return atol(digits);
 }
 
-/* A temporary whose process is gone: ESRCH, or this very process, which
- * has not made the target's temporary yet (an old pid reused). A live
- * process of another user (EPERM) keeps its temporary. */
-static int is_stale(long pid) {
-  return pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
-}
-
 static void remove_one(const char *dir, const char *name, int with_dir) {
   size_t len = strlen(dir) + strlen(name) + 2;
   char *full = malloc(len);
@@ -112,7 +105,7 @@ static void remove_stale(const char *path) {
   DIR *d = dir ? opendir(dir) : NULL;
   for (struct dirent *e; d && (e = readdir(d));) {
     long pid = temp_pid(e->d_name, base);
-    if (pid > 0 && is_stale(pid)) remove_one(dir, e->d_name, slash != NULL);
+    if (pid > 0 && tsr_temp_writer_gone(pid)) remove_one(dir, e->d_name, slash != NULL);
   }
   if (d) closedir(d);
   free(dir);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util/signals.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -72,6 +73,10 @@ static void on_exit_alarm(int sig) {
 void tsr_signals_exit_after(double seconds, int code) {
   exit_code = code;
   alarm_after(seconds, on_exit_alarm, 0);
+}
+
+int tsr_temp_writer_gone(long pid) {
+  return pid == (long)getpid() || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
 }
 
 int tsr_signals_add_temp(const char *path) {

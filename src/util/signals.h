@@ -44,4 +44,11 @@ void tsr_signals_deadline_clear(void);
 int tsr_signals_add_temp(const char *path);
 void tsr_signals_remove_temp(const char *path);
 
+/* Whether the writer of a temporary "NAME.tmp-PID" is gone, so that the
+ * temporary may be removed: no process of this host has pid (ESRCH; a live
+ * process of another user, EPERM, keeps it), or pid is this process, which
+ * has written no temporary yet when it looks (an old pid reused). A writer
+ * on another node of a shared file system looks gone too. */
+int tsr_temp_writer_gone(long pid);
+
 #endif
