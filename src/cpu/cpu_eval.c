@@ -18,6 +18,7 @@
 #include "cpu/cpu.h"
 #include "util/error.h"
 #include "util/signals.h"
+#include "kernel/dtype.h"
 #include "kernel/ew_scalar.h"
 #include "kernel/rng.h"
 #include "util/trace.h"
@@ -48,8 +49,11 @@ static int64_t leaf_e0(const tsr_leaf *l, int ndim, const int64_t *idx) {
   return e;
 }
 
-static void round_f32(double *x, int64_t len) {
-  for (int64_t i = 0; i < len; i++) x[i] = (double)(float)x[i];
+static void cast_values(double *x, int64_t len, int dt) {
+  if (dt == TSR_F32)
+    for (int64_t i = 0; i < len; i++) x[i] = (double)(float)x[i];
+  else if (dt != TSR_F64)
+    for (int64_t i = 0; i < len; i++) x[i] = tsr_dtype_cast(x[i], dt);
 }
 
 /* CHUNKS leaf: the segment may cross input chunks along the one base axis
@@ -123,7 +127,7 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
     for (int64_t i = 0; i < len; i++) out[i] = NAN;
     break;
   }
-  if (l->round_f32) round_f32(out, len);
+  if (l->cast) cast_values(out, len, l->cast);
 }
 
 /* One loop per row of kernel/ew_table.h, each calling the shared scalar
@@ -189,7 +193,7 @@ static const double *eval_segment(const tsr_prog *p, scratch *s, const int64_t *
       const double *y = cy ? &p->reg_value[ins->y] : reg_buf(s, ins->y);
       binary_row(ins->op, x, !cx, y, !cy, out, len);
     }
-    if (ins->round_f32) round_f32(out, len);
+    if (ins->cast) cast_values(out, len, ins->cast);
   }
   return reg_buf(s, p->result);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dtype_names.h"
 #include "util/error.h"
 
 /* Chunks of about 128 MiB when the user gives none (Dask's default). */
@@ -64,27 +65,16 @@ int tsr_arg_shape(tsr_ctx *c, const tsr_args *a, int i, int *ndim, int64_t *shap
   return TSR_OK;
 }
 
-static int dtype_named(const char *s, tsr_dtype *dt) {
-  if (!strcmp(s, "float64") || !strcmp(s, "f8") || !strcmp(s, "double") || !strcmp(s, "float")) {
-    *dt = TSR_F64;
-    return 1;
-  }
-  if (!strcmp(s, "float32") || !strcmp(s, "f4") || !strcmp(s, "single")) {
-    *dt = TSR_F32;
-    return 1;
-  }
-  return 0;
-}
-
 int tsr_arg_dtype(tsr_ctx *c, const tsr_args *a, int i, tsr_dtype *dt) {
   if (!a->given[i] || a->v[i].kind == V_NONE) {
     *dt = TSR_F64;
     return TSR_OK;
   }
   const tsr_value *v = &a->v[i];
-  if (v->kind == V_STR && dtype_named(v->s, dt)) return TSR_OK;
+  if (v->kind == V_STR && tsr_dtype_parse(v->s, dt)) return TSR_OK;
   return tsr_ctx_error(
-      c, a->at[i], TSR_ERR_TYPE, "unsupported dtype %s%s%s: use float64 or float32",
+      c, a->at[i], TSR_ERR_TYPE,
+      "unsupported dtype %s%s%s: use bool, int8/16/32/64, uint8/16/32/64, float32 or float64",
       v->kind == V_STR ? "'" : "", v->kind == V_STR ? v->s : tsr_value_type_name(v),
       v->kind == V_STR ? "'" : "");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dtype.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
 #include "util/error.h"
@@ -87,7 +88,7 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
     tsr_trace_end(TSR_TRACE_COMBINE, tsr_red_name(r->op), tc, (tsr_trace_args){-1, 0, total, 0});
   TSR_MALLOC(r->value, sizeof(double));
   r->value[0] = tsr_stat_finish(r->op, &s, r->ddof);
-  if (r->dtype == TSR_F32) r->value[0] = (double)(float)r->value[0];
+  r->value[0] = tsr_dtype_cast(r->value[0], r->dtype);
   return TSR_OK;
 }
 
@@ -173,7 +174,7 @@ static void finish_chunk(const tsr_node *r, const tsr_stat *const *slot, int64_t
     for (int64_t k = 0; k < K; k++) col[k] = slot[k] ? slot[k][e] : tsr_stat_empty(r->op);
     tsr_stat s = tsr_stat_combine(r->op, col, K);
     double v = tsr_stat_finish(r->op, &s, r->ddof);
-    vals[e] = r->dtype == TSR_F32 ? (double)(float)v : v;
+    vals[e] = tsr_dtype_cast(v, r->dtype);
   }
 }
 

@@ -59,7 +59,7 @@ static int add_leaf(tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_
   memset(l, 0, sizeof *l);
   l->kind = kind;
   l->node = n;
-  l->round_f32 = n->dtype == TSR_F32 && kind != LEAF_DATA && kind != LEAF_CHUNKS;
+  l->cast = kind != LEAF_DATA && kind != LEAF_CHUNKS ? (int)n->dtype : TSR_F64;
   l->base_ndim = n->grid.ndim;
   for (int b = 0; b < n->grid.ndim; b++) {
     l->base_shape[b] = n->grid.shape[b];
@@ -181,7 +181,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     TSR_CHECK(compile_input(p, n->in[0], m, depth, one_op, &x));
     int op = n->kind == N_UNARY ? n->op : EW_COPY;
     TSR_CHECK(new_reg(p, 0, 0.0, reg));
-    return emit(p, (tsr_instr){I_UNARY, op, n->dtype == TSR_F32, *reg, x, -1});
+    return emit(p, (tsr_instr){I_UNARY, op, (int)n->dtype, *reg, x, -1});
   }
   case N_BINARY: {
     axis_map mx, my;
@@ -191,7 +191,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     TSR_CHECK(compile_input(p, n->in[0], &mx, depth, one_op, &x));
     TSR_CHECK(compile_input(p, n->in[1], &my, depth, one_op, &y));
     TSR_CHECK(new_reg(p, 0, 0.0, reg));
-    return emit(p, (tsr_instr){I_BINARY, n->op, n->dtype == TSR_F32, *reg, x, y});
+    return emit(p, (tsr_instr){I_BINARY, n->op, (int)n->dtype, *reg, x, y});
   }
   case N_SELECT: {
     axis_map mi;

@@ -44,8 +44,8 @@ typedef struct tsr_leaf {
   int rng; /* tsr_random_kind */
   uint64_t key;
   uint32_t stream;
-  double a, b;   /* RANDOM: loc/scale (normal) or low/high (uniform); ARANGE */
-  int round_f32; /* round values to float32 */
+  double a, b; /* RANDOM: loc/scale (normal) or low/high (uniform); ARANGE */
+  int cast;    /* tsr_dtype its values are cast to (kernel/dtype.h); TSR_F64: none */
   int base_ndim;
   int64_t base_shape[TSR_MAXDIM];
   /* base coordinate b = off[b] + step[b] * out[axis_of[b]]  (axis_of[b] < 0: off[b]) */
@@ -64,7 +64,7 @@ typedef enum tsr_instr_kind { I_LEAF, I_UNARY, I_BINARY } tsr_instr_kind;
 typedef struct tsr_instr {
   tsr_instr_kind kind;
   int op;        /* tsr_ew_op */
-  int round_f32; /* round the result to float32 */
+  int cast;      /* tsr_dtype the result is cast to; TSR_F64: none */
   int dst, x, y; /* registers; I_LEAF: x is the leaf index */
 } tsr_instr;
 

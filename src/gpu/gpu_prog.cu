@@ -27,13 +27,13 @@ static int is_chain(const tsr_prog *p) {
 int tsr_gpu_no_walk;
 
 /* Whether a chain program can run as GEN (gpu_prog.cuh): its leaf is leaf
- * 0, random, and nothing rounds to float32. */
+ * 0, random, and nothing is cast (float32, integers). */
 static int is_gen(const tsr_prog *p) {
   if (tsr_gpu_no_walk || p->ndim < 1 || p->code[0].x != 0 || p->leaves[0].kind != LEAF_RANDOM ||
-      p->leaves[0].round_f32)
+      p->leaves[0].cast)
     return 0;
   for (int i = 0; i < p->ninstr; i++)
-    if (p->code[i].round_f32) return 0;
+    if (p->code[i].cast) return 0;
   return p->leaves[0].rng == RNG_NORMAL || p->leaves[0].rng == RNG_UNIFORM;
 }
 
@@ -168,7 +168,7 @@ static int leaf_upload(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
     x->step[b] = l->step[b];
   }
   x->rng = l->rng;
-  x->round_f32 = l->round_f32;
+  x->cast = l->cast;
   x->k0 = (uint32_t)l->key;
   x->k1 = (uint32_t)(l->key >> 32);
   x->stream = l->stream;
@@ -214,7 +214,7 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
   }
   for (int i = 0; i < p->ninstr; i++) {
     const tsr_instr *s = &p->code[i];
-    d->code[i] = dinstr{(int)s->kind, s->op, s->round_f32, s->dst, s->x, s->y};
+    d->code[i] = dinstr{(int)s->kind, s->op, s->cast, s->dst, s->x, s->y};
   }
   for (int r = 0; r < p->nregs; r++) {
     d->reg_const[r] = p->reg_const[r];

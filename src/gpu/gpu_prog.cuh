@@ -26,6 +26,7 @@
 extern "C" {
 #include "kernel/rngmath.h"
 #include "util/signals.h"
+#include "kernel/dtype.h"
 #include "kernel/ew_scalar.h"
 #include "kernel/stats_merge.h"
 #include "util/trace.h"
@@ -61,7 +62,7 @@ struct dchunks {
 };
 
 struct dleaf {
-  int kind, rng, round_f32, base_ndim;
+  int kind, rng, cast, base_ndim;
   uint32_t k0, k1, stream;
   int table; /* CHUNKS: its table in dprog::tab */
   double a, b;
@@ -72,7 +73,7 @@ struct dleaf {
 };
 
 struct dinstr {
-  int kind, op, round_f32, dst, x, y;
+  int kind, op, cast, dst, x, y;
 };
 
 /* The chunk tables travel inside the program, by value: each operation of
@@ -190,7 +191,7 @@ __device__ static double leaf_value(const dprog &p, const dleaf &l, const long l
     v = l.a + l.b * (double)e;
   else
     v = l.data[e];
-  return l.round_f32 ? (double)(float)v : v;
+  return l.cast ? tsr_dtype_cast(v, l.cast) : v;
 }
 
 __device__ static double eval_element(const dprog &p, const long long *idx) {
@@ -209,7 +210,7 @@ __device__ static double eval_element(const dprog &p, const long long *idx) {
         v = tsr_ew_binary(ins.op, x, y);
       }
     }
-    r[ins.dst] = ins.round_f32 ? (double)(float)v : v;
+    r[ins.dst] = ins.cast ? tsr_dtype_cast(v, ins.cast) : v;
   }
   return r[p.result];
 }
@@ -279,9 +280,9 @@ __device__ static void random_pair(const dleaf &l, long long e, double *v0, doub
     *v0 = l.a + l.b * (r * c2);
     *v1 = l.a + l.b * (r * s);
   }
-  if (l.round_f32) {
-    *v0 = (double)(float)*v0;
-    *v1 = (double)(float)*v1;
+  if (l.cast) {
+    *v0 = tsr_dtype_cast(*v0, l.cast);
+    *v1 = tsr_dtype_cast(*v1, l.cast);
   }
 }
 
@@ -298,7 +299,7 @@ __device__ static inline double chain_op(const dprog &p, int i, double v) {
 __device__ static double chain_rest(const dprog &p, double v) {
   for (int i = 1; i < p.ninstr; i++) {
     v = chain_op(p, i, v);
-    if (p.code[i].round_f32) v = (double)(float)v;
+    if (p.code[i].cast) v = tsr_dtype_cast(v, p.code[i].cast);
   }
   return v;
 }

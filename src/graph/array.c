@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dtype_names.h"
 #include "util/error.h"
 
 /* Every node of the job, newest first, and an index of them by hash for
@@ -297,7 +298,7 @@ int64_t tsr_node_size(const tsr_node *n) {
   return s;
 }
 
-const char *tsr_dtype_name(tsr_dtype dt) { return dt == TSR_F32 ? "float32" : "float64"; }
+const char *tsr_dtype_name(tsr_dtype dt) { return tsr_dtype_str(dt); }
 
 #define EW_NAME_U(id, nm, expr, doc) [EW_##id] = nm,
 #define EW_NAME_I(id, nm, expr) [EW_##id] = nm,

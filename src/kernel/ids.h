@@ -12,7 +12,26 @@
 /* Most axes of an array. */
 #define TSR_MAXDIM 4
 
-typedef enum tsr_dtype { TSR_F64 = 0, TSR_F32 = 1 } tsr_dtype;
+/* Element types. Values are held as doubles in every buffer and program
+ * register; a dtype other than float64 is the set of doubles its values
+ * may take (kernel/dtype.h casts into it after each operation): float32's
+ * roundings, an integer type's integers (wrapping as NumPy's), bool's 0 and
+ * 1. Integers are therefore exact to 2**53 (int64/uint64 beyond that round;
+ * doc/design.md §3). TSR_F64 is 0: "no cast". */
+typedef enum tsr_dtype {
+  TSR_F64 = 0,
+  TSR_F32,
+  TSR_BOOL,
+  TSR_I8,
+  TSR_I16,
+  TSR_I32,
+  TSR_I64,
+  TSR_U8,
+  TSR_U16,
+  TSR_U32,
+  TSR_U64,
+  TSR_NDTYPES
+} tsr_dtype;
 
 typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
 
