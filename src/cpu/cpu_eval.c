@@ -141,9 +141,10 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
 #define EW_SKIP_B(id, nm, sym, expr, doc) \
   case EW_##id:                           \
     break;
+#define EW_SKIP_J(id, nm, expr) EW_SKIP_B(id, nm, NULL, expr, NULL)
 static void unary_row(int op, const double *x, double *out, int64_t len) {
   switch ((tsr_ew_op)op) {
-    TSR_EW_TABLE(EW_LOOP_U, EW_LOOP_I, EW_SKIP_B)
+    TSR_EW_TABLE(EW_LOOP_U, EW_LOOP_I, EW_SKIP_B, EW_SKIP_J)
   case EW_NOPS:
     break;
   }
@@ -159,11 +160,12 @@ static void unary_row(int op, const double *x, double *out, int64_t len) {
   case EW_##id:                                                                              \
     for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_binary(EW_##id, x[i * sx], y[i * sy]); \
     break;
+#define EW_LOOP_J(id, nm, expr) EW_LOOP_B(id, nm, NULL, expr, NULL)
 /* x and y are row buffers, or constants when their stride is 0. */
 static void binary_row(int op, const double *x, int sx, const double *y, int sy, double *out,
                        int64_t len) {
   switch ((tsr_ew_op)op) {
-    TSR_EW_TABLE(EW_SKIP_U, EW_SKIP_I, EW_LOOP_B)
+    TSR_EW_TABLE(EW_SKIP_U, EW_SKIP_I, EW_LOOP_B, EW_LOOP_J)
   case EW_NOPS:
     break;
   }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
 #include "util/error.h"
 
@@ -188,15 +189,24 @@ static int number_node(double v, tsr_dtype dt, tsr_node **out) {
   return st;
 }
 
+/* The type of number v beside an array of type t (weakly, as NEP 50): a
+ * float array's, an integer array's for an integer that fits it, else
+ * float64 (bool arrays too: v is a float constant of a composition). */
+static tsr_dtype beside(tsr_dtype t, double v) {
+  if (tsr_dtype_is_float(t)) return t;
+  if (tsr_dtype_is_int(t) && v == trunc(v) && tsr_dtype_fits(t, v)) return t;
+  return TSR_F64;
+}
+
 int tsr_node_op_number(int op, tsr_node *x, double v, tsr_node **out) {
   tsr_node *s;
-  TSR_CHECK(number_node(v, x->dtype, &s));
+  TSR_CHECK(number_node(v, beside(x->dtype, v), &s));
   return tsr_node_binary(op, x, s, out);
 }
 
 int tsr_number_op_node(int op, double v, tsr_node *x, tsr_node **out) {
   tsr_node *s;
-  TSR_CHECK(number_node(v, x->dtype, &s));
+  TSR_CHECK(number_node(v, beside(x->dtype, v), &s));
   return tsr_node_binary(op, s, x, out);
 }
 

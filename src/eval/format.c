@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "eval/value.h"
+#include "kernel/dtype.h"
 
 #define EDGE 3
 #define THRESHOLD 1000
@@ -18,8 +19,24 @@ const char *tsr_value_type_name(const tsr_value *v) {
   return names[v->kind];
 }
 
-static void print_scalar(FILE *out, double x) {
-  if (x == 0 && signbit(x))
+/* integers and bools as NumPy prints them */
+static int exact_text(double x, tsr_dtype dt, char *buf, size_t n) {
+  if (dt == TSR_BOOL) {
+    snprintf(buf, n, "%s", x != 0 ? "True" : "False");
+    return 1;
+  }
+  if (tsr_dtype_is_int(dt)) {
+    snprintf(buf, n, "%.0f", x);
+    return 1;
+  }
+  return 0;
+}
+
+static void print_scalar(FILE *out, double x, tsr_dtype dt) {
+  char buf[64];
+  if (exact_text(x, dt, buf, sizeof buf))
+    fputs(buf, out);
+  else if (x == 0 && signbit(x))
     fputs("-0", out);
   else if (isnan(x))
     fputs("nan", out);
@@ -30,8 +47,9 @@ static void print_scalar(FILE *out, double x) {
 }
 
 /* NumPy-like element text: 8 significant digits, a trailing '.' for whole numbers. */
-static void element_text(double x, char *buf, size_t n) {
-  if (isnan(x)) {
+static void element_text(double x, tsr_dtype dt, char *buf, size_t n) {
+  if (exact_text(x, dt, buf, n)) {
+  } else if (isnan(x)) {
     snprintf(buf, n, "nan");
   } else if (isinf(x)) {
     snprintf(buf, n, x > 0 ? "inf" : "-inf");
@@ -80,7 +98,7 @@ static void print_block(FILE *out, const layout *L, int axis, int64_t offset, in
     first = 0;
     if (axis == nd - 1) {
       char buf[64];
-      element_text(n->value[offset + i], buf, sizeof buf);
+      element_text(n->value[offset + i], n->dtype, buf, sizeof buf);
       fprintf(out, "%*s", L->width, buf);
     } else {
       print_block(out, L, axis + 1, offset + i * stride, indent + 1);
@@ -93,13 +111,13 @@ void tsr_array_print(FILE *out, const tsr_node *n) {
   int nd = n->grid.ndim;
   int64_t size = tsr_node_size(n);
   if (nd == 0) {
-    print_scalar(out, n->value[0]);
+    print_scalar(out, n->value[0], n->dtype);
     return;
   }
-  layout L = {n, size > THRESHOLD, 1};
+  layout L = {n, size > THRESHOLD, n->dtype == TSR_BOOL ? 5 : 1}; /* NumPy pads bools to False */
   for (int64_t e = 0; e < size; e++) {
     char buf[64];
-    element_text(n->value[e], buf, sizeof buf);
+    element_text(n->value[e], n->dtype, buf, sizeof buf);
     int w = (int)strlen(buf);
     if (w > L.width) L.width = w;
   }
@@ -118,7 +136,7 @@ void tsr_value_print(FILE *out, const tsr_value *v) {
     fprintf(out, "%lld", v->i);
     break;
   case V_FLOAT:
-    print_scalar(out, v->f);
+    print_scalar(out, v->f, TSR_F64);
     break;
   case V_STR:
     fprintf(out, "'%s'", v->s);

@@ -14,6 +14,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "kernel/dtype_names.h"
+#include "kernel/ew_scalar.h"
 #include "lang/modules.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -52,7 +54,11 @@ void tsr_interp_free(tsr_interp *ip) {
 
 /* ---- names ---------------------------------------------------------------- */
 
-static const char *const constants[] = {"float64", "float32", "pi", "e", "inf", "nan"};
+static const char *const constants[] = {
+    "pi",    "e",     "inf",   "nan",   "float64", "float32", "bool_",    "int8",
+    "int16", "int32", "int64", "uint8", "uint16",  "uint32",  "uint64",   "int",
+    "float", "bool",  "int_",  "intp",  "uint",    "double",  "single",   "float_",
+    "intc",  "uintc", "byte",  "ubyte", "short",   "ushort",  "longlong", "ulonglong"};
 
 /* Variables are found through ip->vars: a job of n names costs O(n). */
 static tsr_binding *lookup(tsr_interp *ip, const char *name) {
@@ -93,16 +99,18 @@ static int unknown_name(tsr_interp *ip, const ast_node *e) {
 /* The value of a predefined name (constants[]); 0 when name is none. */
 static int constant_value(const char *name, tsr_value *out) {
   memset(out, 0, sizeof *out);
-  if (!strcmp(name, "float64") || !strcmp(name, "float32")) {
-    out->kind = V_STR;
-    out->s = !strcmp(name, "float64") ? "float64" : "float32";
-    return 1;
-  }
   static const double values[] = {M_PI, M_E, INFINITY, NAN};
-  for (int i = 2; i < 6; i++)
+  for (int i = 0; i < 4; i++)
     if (!strcmp(name, constants[i])) {
       out->kind = V_FLOAT;
-      out->f = values[i - 2];
+      out->f = values[i];
+      return 1;
+    }
+  tsr_dtype dt; /* the types (np.int64, int, ...) as their names, which dtype= takes */
+  for (size_t i = 4; i < sizeof constants / sizeof *constants; i++)
+    if (!strcmp(name, constants[i]) && tsr_dtype_parse(name, &dt)) {
+      out->kind = V_STR;
+      out->s = tsr_dtype_str(dt);
       return 1;
     }
   return 0;
@@ -491,6 +499,21 @@ static int eval_unary(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     *out = x;
     return TSR_OK;
   }
+  if (e->op == '~') {
+    if (x.kind == V_BOOL || x.kind == V_INT) { /* Python's ~True is -2 */
+      memset(out, 0, sizeof *out);
+      out->kind = V_INT;
+      out->i = ~x.i;
+      return TSR_OK;
+    }
+    if (x.kind != V_ARRAY)
+      return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "bad operand type for unary ~: %s",
+                           tsr_value_type_name(&x));
+    tsr_node *n;
+    TSR_CHECK(tsr_ctx_relocate(&ip->ctx, e, tsr_node_unary(EW_INVERT, x.arr, &n)));
+    tsr_set_array(out, n);
+    return TSR_OK;
+  }
   if ((x.kind == V_INT || x.kind == V_BOOL) && x.i != INT64_MIN) {
     *out = x;
     out->kind = V_INT;
@@ -537,6 +560,23 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
     out->i = op == '%' ? a % b : a / b;
     if (a % b != 0 && (a < 0) != (b < 0)) out->i = op == '%' ? out->i + b : out->i - 1;
     return 1;
+  case '&':
+    out->i = a & b;
+    return 1;
+  case '|':
+    out->i = a | b;
+    return 1;
+  case '^':
+    out->i = a ^ b;
+    return 1;
+  case AST_OP_LSHIFT: /* within int64, else a float (Python's ints have no bound) */
+    if (b < 0 || b > 62 || (a != 0 && (a > (LLONG_MAX >> b) || a < (LLONG_MIN >> b)))) return 0;
+    out->i = (long long)((unsigned long long)a << b);
+    return 1;
+  case AST_OP_RSHIFT:
+    if (b < 0) return 0;
+    out->i = b > 63 ? (a < 0 ? -1 : 0) : a >> b;
+    return 1;
   case AST_OP_POW:
     if (b < 0 || b > 63) return 0;
     out->i = 1;
@@ -547,17 +587,103 @@ static int int_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value 
   return 0;
 }
 
+/* Python's bool and int operators on two bools keep a bool. */
+static int bool_binary(int op, const tsr_value *x, const tsr_value *y, tsr_value *out) {
+  if (x->kind != V_BOOL || y->kind != V_BOOL || (op != '&' && op != '|' && op != '^')) return 0;
+  memset(out, 0, sizeof *out);
+  out->kind = V_BOOL;
+  out->i = op == '&' ? (x->i & y->i) : op == '|' ? (x->i | y->i) : (x->i ^ y->i);
+  return 1;
+}
+
+/* Comparisons of two Python numbers: a bool, exact for ints. */
+static int number_compare(int op, const tsr_value *x, const tsr_value *y, tsr_value *out) {
+  int c;
+  if (x->kind != V_FLOAT && y->kind != V_FLOAT) {
+    c = (x->i > y->i) - (x->i < y->i);
+  } else {
+    double a = tsr_value_number(x), b = tsr_value_number(y);
+    if (a != a || b != b)
+      c = 2; /* unordered: only != holds */
+    else
+      c = (a > b) - (a < b);
+  }
+  int r;
+  switch (op) {
+  case '<':
+    r = c == -1;
+    break;
+  case '>':
+    r = c == 1;
+    break;
+  case AST_OP_LE:
+    r = c == -1 || c == 0;
+    break;
+  case AST_OP_GE:
+    r = c == 1 || c == 0;
+    break;
+  case AST_OP_EQ:
+    r = c == 0;
+    break;
+  case AST_OP_NE:
+    r = c != 0;
+    break;
+  default:
+    return 0;
+  }
+  memset(out, 0, sizeof *out);
+  out->kind = V_BOOL;
+  out->i = r;
+  return 1;
+}
+
+/* The operator table's symbol of a binary AST operator. */
+static const char *op_symbol(int op, char buf[3]) {
+  switch (op) {
+  case AST_OP_POW:
+    return "**";
+  case AST_OP_FLOORDIV:
+    return "//";
+  case AST_OP_LE:
+    return "<=";
+  case AST_OP_GE:
+    return ">=";
+  case AST_OP_EQ:
+    return "==";
+  case AST_OP_NE:
+    return "!=";
+  case AST_OP_LSHIFT:
+    return "<<";
+  case AST_OP_RSHIFT:
+    return ">>";
+  }
+  buf[0] = (char)op;
+  buf[1] = 0;
+  return buf;
+}
+
 /* x OP y for node e, with x already evaluated. */
 static int binop_with(tsr_interp *ip, const ast_node *e, tsr_value x, tsr_value *out) {
   tsr_value y;
   TSR_CHECK(tsr_interp_expr(ip, e->right, &y));
-  char sym[3] = {(char)e->op, 0, 0};
-  if (e->op == AST_OP_POW) strcpy(sym, "**");
-  if (e->op == AST_OP_FLOORDIV) strcpy(sym, "//");
+  char buf[3];
+  const char *sym = op_symbol(e->op, buf);
   if (e->op == '@') return apply_operator(ip, e, sym, &x, e->left, &y, e->right, out);
+  if (bool_binary(e->op, &x, &y, out)) return TSR_OK;
   if ((x.kind == V_INT || x.kind == V_BOOL) && (y.kind == V_INT || y.kind == V_BOOL) &&
       int_binary(e->op, &x, &y, out))
     return TSR_OK;
+  if (tsr_value_is_number(&x) && tsr_value_is_number(&y)) {
+    if (number_compare(e->op, &x, &y, out)) return TSR_OK;
+    const tsr_op_def *def = tsr_op_operator(sym);
+    if (def && e->op != '&' && e->op != '|' && e->op != '^' && e->op != AST_OP_LSHIFT &&
+        e->op != AST_OP_RSHIFT) { /* Python's float arithmetic (ints beyond int64 too) */
+      memset(out, 0, sizeof *out);
+      out->kind = V_FLOAT;
+      out->f = tsr_ew_binary(def->code, tsr_value_number(&x), tsr_value_number(&y));
+      return TSR_OK;
+    }
+  }
   int ok_x = x.kind == V_ARRAY || tsr_value_is_number(&x);
   int ok_y = y.kind == V_ARRAY || tsr_value_is_number(&y);
   if (!ok_x || !ok_y)

@@ -13,6 +13,7 @@
 #include "eval/ops_create.h"
 #include "eval/ops_random.h"
 #include "eval/ops_stats.h"
+#include "eval/ops_logic.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -42,6 +43,7 @@
 /* The elementwise lines come from kernel/ew_table.h, in its order. */
 #define EW_OP_U(id, nm, expr, doc) UNARY(nm, EW_##id, doc),
 #define EW_OP_I(id, nm, expr)
+#define EW_OP_J(id, nm, expr)
 #define EW_OP_B(id, nm, sym, expr, doc) BINOP(nm, EW_##id, sym, doc),
 #define EW_OP_A(nm, id, arity, doc) EW_ALIAS##arity(nm, EW_##id, doc),
 #define EW_ALIAS1 UNARY
@@ -82,13 +84,23 @@ const tsr_op_def tsr_ops[] = {
      "linspace(start, stop, num=50, endpoint=True, chunks=, dtype=): num evenly spaced values, NumPy's bits", NULL},
     {"meshgrid", OPK_ARRAY, 0, {"x1", "x2", "indexing", NULL}, 2, 1, 0, tsr_b_meshgrid,
      "xx, yy = meshgrid(x1, x2, indexing=\"xy\"): coordinate matrices of two 1-d arrays (\"ij\": matrix indexing)", NULL},
-    TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B) TSR_EW_ALIASES(EW_OP_A)
+    TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B, EW_OP_J) TSR_EW_ALIASES(EW_OP_A)
     {"clip", OPK_ELEMENTWISE, 0, {"a", "a_min", "a_max", NULL}, 3, 1, 1, tsr_b_clip,
      "clip(a, a_min, a_max), x.clip(a_min, a_max): minimum(maximum(a, a_min), a_max); a bound None is left out", NULL},
     {"round", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 1, tsr_b_round,
      "round(a, decimals=0), x.round(decimals=0): NumPy's, halves to even: rint(a * 10**decimals) / 10**decimals", NULL},
     {"around", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 0, tsr_b_round,
      "around(a, decimals=0): round(a, decimals)", NULL},
+    {"where", OPK_ELEMENTWISE, 0, {"condition", "x", "y", NULL}, 3, 1, 0, tsr_b_where,
+     "where(condition, x, y): x where condition is true, else y (broadcast; x's and y's types promoted)", NULL},
+    {"isclose", OPK_ELEMENTWISE, 0, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
+     "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): |a - b| <= atol + rtol * |b| (bool)", NULL},
+    {"allclose", OPK_REDUCTION, 1, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
+     "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): every element isclose (a 0-d bool)", NULL},
+    {"isin", OPK_ELEMENTWISE, 0, {"element", "test_elements", "invert", NULL}, 3, 2, 0, tsr_b_isin,
+     "isin(element, test_elements, invert=False): element equal to one of a constant tuple or list of numbers (bool)", NULL},
+    {"nan_to_num", OPK_ELEMENTWISE, 0, {"x", "copy", "nan", "posinf", "neginf", NULL}, 2, 1, 0, tsr_b_nan_to_num,
+     "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and +-inf replaced (default: 0 and the largest finite values)", NULL},
     REDUCE("sum", RED_SUM, "sum(a, axis=None, keepdims=False)"),
     REDUCE("mean", RED_MEAN, "mean(a, axis=None, keepdims=False)"),
     REDUCE("min", RED_MIN, "min(a, axis=None, keepdims=False)"),

@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/error.h"
+#include "graph/ew_dtype.h"
+#include "kernel/dtype.h"
+#include "kernel/dtype_names.h"
 #include "kernel/ew_scalar.h"
+#include "util/error.h"
 
 /* ---- generators ---------------------------------------------------------- */
 
@@ -88,6 +91,9 @@ int tsr_b_fill(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   tsr_grid g;
   tsr_dtype dt = TSR_F64;
   TSR_CHECK(gen_grid(c, call, a, 0, -1, is_full ? 2 : 1, is_full ? 3 : 2, &g, &dt));
+  int dt_given = a->given[is_full ? 3 : 2] && a->v[is_full ? 3 : 2].kind != V_NONE;
+  if (is_full && !dt_given && a->v[1].kind != V_FLOAT) /* NumPy: the fill value's type */
+    dt = a->v[1].kind == V_BOOL ? TSR_BOOL : TSR_I64;
   tsr_node *n = NULL;
   int st = tsr_node_full(value, &g, dt, &n);
   tsr_grid_free(&g);
@@ -116,6 +122,11 @@ int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   int64_t n = cnt > 0 ? (int64_t)cnt : 0;
   tsr_dtype dt = TSR_F64;
   TSR_CHECK(tsr_arg_dtype(c, a, 4, &dt));
+  if (!a->given[4] || a->v[4].kind == V_NONE) { /* NumPy: int64 from integer arguments */
+    int ints = 1;
+    for (int i = 0; i < 3; i++) ints &= !a->given[i] || a->v[i].kind != V_FLOAT;
+    if (ints) dt = TSR_I64;
+  }
   tsr_grid g;
   TSR_CHECK(tsr_arg_chunks(c, a, 3, 1, &n, dt, &g));
   tsr_node *node = NULL;
@@ -128,32 +139,87 @@ int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 
 /* ---- elementwise --------------------------------------------------------- */
 
+/* A Python number's type as NumPy takes it alone: bool, int64, float64. */
+static tsr_dtype number_dtype(const tsr_value *v) {
+  return v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
+}
+
+/* v, a value of type dt, as a Python number (NumPy's scalar of that type). */
+static void set_number(tsr_value *out, double v, tsr_dtype dt) {
+  memset(out, 0, sizeof *out);
+  v = tsr_dtype_cast(v, dt);
+  if (dt == TSR_BOOL || (tsr_dtype_is_int(dt) && fabs(v) < 9.2e18)) {
+    out->kind = dt == TSR_BOOL ? V_BOOL : V_INT;
+    out->i = (long long)v;
+  } else {
+    out->kind = V_FLOAT;
+    out->f = v;
+  }
+}
+
 int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                 tsr_value *out) {
-  (void)call;
   if (tsr_value_is_number(&a->v[0])) {
-    tsr_set_float(out, tsr_ew_unary(def->code, tsr_value_number(&a->v[0])));
+    tsr_dtype dt;
+    TSR_CHECK(
+        tsr_ctx_relocate(c, call, tsr_ew_result_dtype(def->code, number_dtype(&a->v[0]), &dt)));
+    int op = def->code == EW_INVERT && a->v[0].kind == V_BOOL ? EW_LOGICAL_NOT : def->code;
+    set_number(out, tsr_ew_unary(op, tsr_value_number(&a->v[0])), dt);
     return TSR_OK;
   }
   tsr_node *x, *n;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  TSR_CHECK(tsr_node_unary(def->code, x, &n));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_unary(def->code, x, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
+}
+
+static int is_comparison(int op) {
+  return op == EW_GREATER || op == EW_GREATER_EQUAL || op == EW_LESS || op == EW_LESS_EQUAL ||
+         op == EW_EQUAL || op == EW_NOT_EQUAL;
+}
+
+/* A Python number as the operand of an array of type like (NEP 50: the
+ * number is "weak", it takes the array's type where its kind allows). An
+ * int out of the array's range is an error, as NumPy's, except in a
+ * comparison, which compares the values. */
+int tsr_weak_operand(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like, int op,
+                     tsr_node **out) {
+  if (v->kind == V_ARRAY) return tsr_as_array(c, v, at, like, out);
+  if (!tsr_value_is_number(v))
+    return tsr_ctx_error(c, at, TSR_ERR_TYPE, "expected an array or a number, got %s",
+                         tsr_value_type_name(v));
+  tsr_dtype dt = tsr_dtype_promote_weak(like, v->kind == V_BOOL  ? TSR_SCALAR_BOOL
+                                              : v->kind == V_INT ? TSR_SCALAR_INT
+                                                                 : TSR_SCALAR_FLOAT);
+  double x = tsr_value_number(v);
+  if (v->kind == V_INT && !tsr_dtype_fits(dt, x)) {
+    if (!is_comparison(op))
+      return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                           "Python integer %lld out of bounds for %s (NumPy's rule: astype "
+                           "a wider type first)",
+                           v->i, tsr_dtype_str(dt));
+    dt = TSR_F64;
+  }
+  return tsr_as_array(c, v, at, dt, out);
 }
 
 int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out) {
   const tsr_value *x = &a->v[0], *y = &a->v[1];
   if (tsr_value_is_number(x) && tsr_value_is_number(y)) {
-    tsr_set_float(out, tsr_ew_binary(def->code, tsr_value_number(x), tsr_value_number(y)));
+    tsr_dtype dt;
+    TSR_CHECK(tsr_ctx_relocate(
+        c, call,
+        tsr_ew_result_dtype(def->code, tsr_dtype_promote(number_dtype(x), number_dtype(y)), &dt)));
+    set_number(out, tsr_ew_binary(def->code, tsr_value_number(x), tsr_value_number(y)), dt);
     return TSR_OK;
   }
   tsr_dtype like =
       x->kind == V_ARRAY ? x->arr->dtype : (y->kind == V_ARRAY ? y->arr->dtype : TSR_F64);
   tsr_node *nx, *ny, *n;
-  TSR_CHECK(tsr_as_array(c, x, a->at[0], like, &nx));
-  TSR_CHECK(tsr_as_array(c, y, a->at[1], like, &ny));
+  TSR_CHECK(tsr_weak_operand(c, x, a->at[0], like, def->code, &nx));
+  TSR_CHECK(tsr_weak_operand(c, y, a->at[1], like, def->code, &ny));
   TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(def->code, nx, ny, &n)));
   tsr_set_array(out, n);
   return TSR_OK;

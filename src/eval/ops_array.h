@@ -22,6 +22,11 @@ int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                 tsr_value *out);
 /* x1 op x2 (def->code: tsr_ew_op); numbers give a number. */
+/* A Python number v as the operand of op with an array of type like (NEP
+ * 50's weak scalar: it takes the array's type where its kind allows); an
+ * array is itself. */
+int tsr_weak_operand(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like, int op,
+                     tsr_node **out);
 int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 /* clip(a, a_min, a_max): maximum then minimum, a bound None is left out. */

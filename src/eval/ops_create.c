@@ -46,12 +46,9 @@ static int row_minus_col(const tsr_grid *g, tsr_node **out) {
   return tsr_node_binary(EW_SUB, rr, cc, out);
 }
 
-/* 1 where x == 0, else 0, for x integral: 1 - min(|x|, 1). */
+/* x == 0 (bool) */
 static int is_zero(tsr_node *x, tsr_node **out) {
-  tsr_node *a, *m;
-  TSR_CHECK(tsr_node_unary(EW_ABS, x, &a));
-  TSR_CHECK(tsr_node_op_number(EW_MIN, a, 1.0, &m));
-  return tsr_number_op_node(EW_SUB, 1.0, m, out);
+  return tsr_node_op_number(EW_EQUAL, x, 0.0, out);
 }
 
 static int cast(tsr_node *x, tsr_dtype dt, tsr_node **out) {
@@ -131,8 +128,7 @@ int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   TSR_CHECK(tsr_ctx_relocate(c, call, st));
   if (k) TSR_CHECK(tsr_node_op_number(EW_ADD, d, (double)k, &d)); /* row - col + k */
   if (def->code == 2) {                                           /* tri: row - col + k >= 0 */
-    TSR_CHECK(tsr_number_op_node(EW_GREATER, 0.0, d, &n));        /* 1 where it is < 0 */
-    TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, n, &n));
+    TSR_CHECK(tsr_number_op_node(EW_LESS_EQUAL, 0.0, d, &n));
   } else {
     TSR_CHECK(is_zero(d, &n));
   }

@@ -222,7 +222,8 @@ int tsr_b_glm_predict(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, t
   } else if (def->code == 0) { /* labels: 1 where the probability is over 1/2 */
     st = scalar(0.0, &zero);
     if (st == TSR_OK) st = tsr_node_binary(EW_GREATER, eta, zero, &r);
-  } else { /* 1 / (1 + exp(-eta)) */
+    if (st == TSR_OK) st = tsr_node_astype(r, eta->dtype, &r); /* labels 0.0 and 1.0 */
+  } else {                                                     /* 1 / (1 + exp(-eta)) */
     st = tsr_node_unary(EW_NEG, eta, &r);
     if (st == TSR_OK) st = tsr_node_unary(EW_EXP, r, &r);
     if (st == TSR_OK) st = scalar(1.0, &one);

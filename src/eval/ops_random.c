@@ -70,6 +70,7 @@ static int d_exponential(tsr_node *u, double scale, double p1, tsr_node **out) {
 static int d_laplace(tsr_node *u, double loc, double scale, tsr_node **out) {
   tsr_node *above, *s, *v, *m, *l, *x;
   TSR_CHECK(tsr_node_op_number(EW_GREATER, u, 0.5, &above));
+  TSR_CHECK(tsr_node_astype(above, u->dtype, &above));
   TSR_CHECK(tsr_node_op_number(EW_MUL, above, 2.0, &s));
   TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, s, &s));
   TSR_CHECK(tsr_number_op_node(EW_SUB, 1.0, u, &v));

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernel/dtype_names.h"
 #include "util/error.h"
 
 /* The axis (-1: all) of a reduction of x at argument i, and keepdims at k. */
@@ -110,6 +111,7 @@ int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
 static int nan_unless_positive(tsr_node *x, tsr_node **out) {
   tsr_node *g;
   TSR_CHECK(tsr_node_op_number(EW_GREATER, x, 0.0, &g));
+  TSR_CHECK(tsr_node_astype(g, tsr_dtype_float_of(x->dtype), &g));
   return tsr_node_binary(EW_DIV, g, g, out);
 }
 

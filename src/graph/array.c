@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/ew_dtype.h"
+#include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
 #include "util/error.h"
 
@@ -176,7 +178,7 @@ int tsr_node_random(int kind, double a, double b, uint64_t key, uint32_t stream,
 int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
   tsr_node p;
   proto_init(&p, N_FULL, 0, dt);
-  p.a = dt == TSR_F32 ? (double)(float)value : value;
+  p.a = tsr_dtype_cast(value, dt);
   TSR_CHECK(tsr_grid_copy(&p.grid, grid));
   return node_intern(&p, out);
 }
@@ -191,20 +193,36 @@ int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype d
 }
 
 int tsr_node_unary(int op, tsr_node *x, tsr_node **out) {
+  tsr_dtype dt;
+  TSR_CHECK(tsr_ew_result_dtype(op, x->dtype, &dt));
+  if (op == EW_INVERT && x->dtype == TSR_BOOL) op = EW_LOGICAL_NOT; /* ~ of bool is not */
   tsr_node p;
-  proto_init(&p, N_UNARY, op, x->dtype);
+  proto_init(&p, N_UNARY, op, dt);
   p.in[0] = x;
   TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
   return node_intern(&p, out);
 }
 
-int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out) {
+/* x op y with the result type dt */
+static int binary_typed(int op, tsr_node *x, tsr_node *y, tsr_dtype dt, tsr_node **out) {
   tsr_node p;
-  proto_init(&p, N_BINARY, op, (x->dtype == TSR_F32 && y->dtype == TSR_F32) ? TSR_F32 : TSR_F64);
+  proto_init(&p, N_BINARY, op, dt);
   p.in[0] = x;
   p.in[1] = y;
   TSR_CHECK(tsr_grid_broadcast(&x->grid, &y->grid, &p.grid));
   return node_intern(&p, out);
+}
+
+int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out) {
+  tsr_dtype dt;
+  TSR_CHECK(tsr_ew_result_dtype(op, tsr_dtype_promote(x->dtype, y->dtype), &dt));
+  return binary_typed(op, x, y, dt, out);
+}
+
+int tsr_node_where(tsr_node *c, tsr_node *a, tsr_node *b, tsr_node **out) {
+  tsr_node *t;
+  TSR_CHECK(binary_typed(EW_WHERE_PICK, a, c, TSR_F64, &t));
+  return binary_typed(EW_WHERE_FILL, t, b, tsr_dtype_promote(a->dtype, b->dtype), out);
 }
 
 int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out) {
@@ -229,9 +247,26 @@ int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out) {
   return node_intern(&p, out);
 }
 
+/* NumPy's result types: sum of bool and integers in 64 bits, mean, var and
+ * std of them in float64, min and max in the operand's type. */
+static tsr_dtype reduce_dtype(int kind, tsr_dtype t) {
+  switch ((tsr_red_kind)kind) {
+  case RED_SUM:
+    return tsr_dtype_sum_of(t);
+  case RED_MEAN:
+  case RED_VAR:
+  case RED_STD:
+    return tsr_dtype_is_float(t) ? t : TSR_F64;
+  case RED_MIN:
+  case RED_MAX:
+    return t;
+  }
+  return t;
+}
+
 int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out) {
   tsr_node p;
-  proto_init(&p, N_REDUCE, kind, x->dtype);
+  proto_init(&p, N_REDUCE, kind, reduce_dtype(kind, x->dtype));
   p.in[0] = x;
   p.axis = axis;
   p.keepdims = keepdims;
@@ -303,13 +338,16 @@ const char *tsr_dtype_name(tsr_dtype dt) { return tsr_dtype_str(dt); }
 #define EW_NAME_U(id, nm, expr, doc) [EW_##id] = nm,
 #define EW_NAME_I(id, nm, expr) [EW_##id] = nm,
 #define EW_NAME_B(id, nm, sym, expr, doc) [EW_##id] = nm,
+#define EW_NAME_J(id, nm, expr) [EW_##id] = nm,
 const char *tsr_ew_name(int op) {
-  static const char *const names[EW_NOPS] = {TSR_EW_TABLE(EW_NAME_U, EW_NAME_I, EW_NAME_B)};
+  static const char *const names[EW_NOPS] = {
+      TSR_EW_TABLE(EW_NAME_U, EW_NAME_I, EW_NAME_B, EW_NAME_J)};
   return op >= 0 && op < EW_NOPS ? names[op] : "?";
 }
 #undef EW_NAME_U
 #undef EW_NAME_I
 #undef EW_NAME_B
+#undef EW_NAME_J
 
 const char *tsr_red_name(int kind) {
   static const char *names[] = {"sum", "mean", "min", "max", "var", "std"};

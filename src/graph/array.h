@@ -96,6 +96,8 @@ int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **o
 int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
 int tsr_node_unary(int op, tsr_node *x, tsr_node **out);
 int tsr_node_binary(int op, tsr_node *x, tsr_node *y, tsr_node **out);
+/* where(c, a, b): a where c is nonzero (NaN too), else b; broadcast. */
+int tsr_node_where(tsr_node *c, tsr_node *a, tsr_node *b, tsr_node **out);
 int tsr_node_select(tsr_node *x, const tsr_axis_sel *sel, int nsel, tsr_node **out);
 int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out);
 int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out);

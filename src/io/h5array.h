@@ -33,6 +33,7 @@ typedef struct tsr_h5meta {
   int64_t shape[TSR_MAXDIM];
   int type_class;            /* tsr_h5_class */
   int type_size;             /* bytes per element in the file */
+  int dtype;                 /* tsr_dtype of its values */
   int chunked;               /* HDF5 chunked layout ... */
   int64_t chunk[TSR_MAXDIM]; /* ... with these chunk dimensions */
 } tsr_h5meta;
@@ -93,12 +94,12 @@ typedef struct tsr_h5_writer tsr_h5_writer;
 int tsr_h5_writer_create(const char *tmp, const char *final, int collective, tsr_h5_writer **out);
 int tsr_h5_writer_open(const char *tmp, const char *final, int collective, tsr_h5_writer **out);
 
-/* Defines a float64 (or float32) dataset of the given shape, with HDF5
+/* Defines a dataset of tsr_dtype dtype and the given shape, with HDF5
  * chunks of `chunk` (NULL or an empty shape: contiguous) and gzip at level
  * 0-9 (< 0: none). Intermediate groups are created. Collective when the
  * writer is. */
 int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t *shape,
-                  const int64_t *chunk, int float32, int gzip);
+                  const int64_t *chunk, int dtype, int gzip);
 
 /* Writes the box start/count of a defined dataset from data (row-major over
  * count, doubles; converted to the dataset's type by HDF5). count == NULL: a

@@ -10,10 +10,13 @@
 #include "io/h5common.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel/dtype.h"
 #include "util/error.h"
 
 /* Type conversions (file type to doubles) go through a buffer of this size. */
@@ -155,3 +158,127 @@ void tsr_h5_library_init(void) { H5dont_atexit(); }
 static int close_failed;
 void tsr_h5_note_close_failed(void) { close_failed = 1; }
 int tsr_h5_close_failed(void) { return close_failed; }
+
+/* ---- element types ---- */
+
+/* h5py's bool: an enum of int8 with FALSE = 0 and TRUE = 1. */
+static hid_t bool_type(hid_t base) {
+  hid_t t = H5Tenum_create(base);
+  signed char f = 0, v = 1;
+  if (t >= 0 && (H5Tenum_insert(t, "FALSE", &f) < 0 || H5Tenum_insert(t, "TRUE", &v) < 0)) {
+    H5Tclose(t);
+    t = -1;
+  }
+  return t;
+}
+
+hid_t tsr_h5_type_of(int dt, int native) {
+  switch ((tsr_dtype)dt) {
+  case TSR_F64:
+    return H5Tcopy(native ? H5T_NATIVE_DOUBLE : H5T_IEEE_F64LE);
+  case TSR_F32:
+    return H5Tcopy(native ? H5T_NATIVE_FLOAT : H5T_IEEE_F32LE);
+  case TSR_BOOL:
+    return bool_type(native ? H5T_NATIVE_SCHAR : H5T_STD_I8LE);
+  case TSR_I8:
+    return H5Tcopy(native ? H5T_NATIVE_INT8 : H5T_STD_I8LE);
+  case TSR_I16:
+    return H5Tcopy(native ? H5T_NATIVE_INT16 : H5T_STD_I16LE);
+  case TSR_I32:
+    return H5Tcopy(native ? H5T_NATIVE_INT32 : H5T_STD_I32LE);
+  case TSR_I64:
+    return H5Tcopy(native ? H5T_NATIVE_INT64 : H5T_STD_I64LE);
+  case TSR_U8:
+    return H5Tcopy(native ? H5T_NATIVE_UINT8 : H5T_STD_U8LE);
+  case TSR_U16:
+    return H5Tcopy(native ? H5T_NATIVE_UINT16 : H5T_STD_U16LE);
+  case TSR_U32:
+    return H5Tcopy(native ? H5T_NATIVE_UINT32 : H5T_STD_U32LE);
+  case TSR_U64:
+    return H5Tcopy(native ? H5T_NATIVE_UINT64 : H5T_STD_U64LE);
+  case TSR_NDTYPES:
+    break;
+  }
+  return -1;
+}
+
+int tsr_h5_dtype_of(hid_t type, int *dt) {
+  H5T_class_t cls = H5Tget_class(type);
+  size_t size = H5Tget_size(type);
+  if (cls == H5T_FLOAT) {
+    *dt = size == 4 ? TSR_F32 : TSR_F64; /* float16 and wider floats read as float64 */
+    return 1;
+  }
+  if (cls == H5T_INTEGER) {
+    int u = H5Tget_sign(type) == H5T_SGN_NONE;
+    *dt = size == 1   ? (u ? TSR_U8 : TSR_I8)
+          : size == 2 ? (u ? TSR_U16 : TSR_I16)
+          : size == 4 ? (u ? TSR_U32 : TSR_I32)
+                      : (u ? TSR_U64 : TSR_I64);
+    return size == 1 || size == 2 || size == 4 || size == 8;
+  }
+  if (cls == H5T_ENUM && size == 1 && H5Tget_nmembers(type) == 2) { /* h5py's bool */
+    signed char v0 = -1, v1 = -1;
+    char *n0 = H5Tget_member_name(type, 0), *n1 = H5Tget_member_name(type, 1);
+    int ok = n0 && n1 && H5Tget_member_value(type, 0, &v0) >= 0 &&
+             H5Tget_member_value(type, 1, &v1) >= 0 && !strcmp(n0, "FALSE") &&
+             !strcmp(n1, "TRUE") && v0 == 0 && v1 == 1;
+    H5free_memory(n0);
+    H5free_memory(n1);
+    *dt = TSR_BOOL;
+    return ok;
+  }
+  return 0;
+}
+
+void *tsr_h5_pack(const double *data, size_t n, int dt) {
+  size_t size = (size_t)tsr_dtype_size(dt);
+  unsigned char *buf = malloc(size * (n + 1));
+  if (!buf) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    double v = data[i];
+    switch ((tsr_dtype)dt) {
+    case TSR_F64:
+      memcpy(buf + 8 * i, &v, 8);
+      break;
+    case TSR_F32:
+      ((float *)buf)[i] = (float)v;
+      break;
+    case TSR_BOOL:
+      ((signed char *)buf)[i] = v != 0;
+      break;
+    case TSR_I8:
+      ((int8_t *)buf)[i] = (int8_t)v;
+      break;
+    case TSR_I16:
+      ((int16_t *)buf)[i] = (int16_t)v;
+      break;
+    case TSR_I32:
+      ((int32_t *)buf)[i] = (int32_t)v;
+      break;
+    case TSR_I64:
+      ((int64_t *)buf)[i] = v >= 9223372036854775807.0 ? INT64_MAX : (int64_t)v;
+      break;
+    case TSR_U8:
+      ((uint8_t *)buf)[i] = (uint8_t)v;
+      break;
+    case TSR_U16:
+      ((uint16_t *)buf)[i] = (uint16_t)v;
+      break;
+    case TSR_U32:
+      ((uint32_t *)buf)[i] = (uint32_t)v;
+      break;
+    case TSR_U64:
+      ((uint64_t *)buf)[i] = v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+      break;
+    case TSR_NDTYPES:
+      break;
+    }
+  }
+  return buf;
+}
+
+void tsr_h5_widen_bool(double *out, size_t n) {
+  const signed char *b = (const signed char *)out;
+  for (size_t i = n; i-- > 0;) out[i] = b[i] != 0 ? 1.0 : 0.0; /* from the end: in place */
+}

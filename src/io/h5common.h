@@ -35,4 +35,20 @@ int tsr_h5_check_regular(const char *path);
  * (TSR_ERR_IO). */
 int tsr_h5_check_file(const char *path);
 
+/* ---- element types (kernel/ids.h's tsr_dtype) ---- */
+
+/* A new HDF5 type for dtype dt (close it): little-endian for files, or
+ * native for memory; bool is h5py's enum of int8 (FALSE = 0, TRUE = 1). */
+hid_t tsr_h5_type_of(int dt, int native);
+
+/* The dtype of a dataset's type, 1; 0 when tessera has none for it. */
+int tsr_h5_dtype_of(hid_t type, int *dt);
+
+/* n values (doubles of dtype dt) in dt's native type, a malloc'ed buffer. */
+void *tsr_h5_pack(const double *data, size_t n, int dt);
+
+/* The first n bytes of out, bools read with tsr_h5_type_of(TSR_BOOL, 1),
+ * as n doubles 0 and 1, in place. */
+void tsr_h5_widen_bool(double *out, size_t n);
+
 #endif

@@ -51,7 +51,12 @@ static int describe_type(hid_t dset, const char *path, const char *name, tsr_h5m
     m->type_class = TSR_H5_FLOAT;
   else if (cls == H5T_INTEGER)
     m->type_class = H5Tget_sign(type) == H5T_SGN_NONE ? TSR_H5_UINT : TSR_H5_INT;
-  else
+  if (!tsr_h5_dtype_of(type, &m->dtype))
+    st = TSR_ERROR(TSR_ERR_TYPE,
+                   "dataset '%s' in '%s' has %s of %d bytes: load reads floating-point, integer "
+                   "and h5py's bool datasets",
+                   name, path, tsr_h5_class_name(cls), m->type_size);
+  else if (cls != H5T_FLOAT && cls != H5T_INTEGER && cls != H5T_ENUM)
     st = TSR_ERROR(TSR_ERR_TYPE,
                    "dataset '%s' in '%s' has %s: load reads floating-point and integer datasets",
                    name, path, tsr_h5_class_name(cls));

@@ -31,6 +31,8 @@ struct tsr_h5_reader {
   hid_t file, dset, dxpl;
   int ndim, collective;
   size_t type_size;
+  hid_t mtype; /* the memory type read into: doubles, or bytes for bool */
+  int is_bool;
   double bytes; /* updated atomically: direct reads run on several threads */
   char *path, *name;
   tsr_h5_direct direct;
@@ -40,7 +42,7 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective, ts
   tsr_h5_quiet();
   tsr_h5_reader *r;
   TSR_CALLOC(r, 1, sizeof *r);
-  r->file = r->dset = r->dxpl = -1;
+  r->file = r->dset = r->dxpl = r->mtype = -1;
   r->direct.kind = -1;
   r->direct.fd = -1;
   r->collective = tsr_h5_is_collective(collective);
@@ -65,6 +67,11 @@ int tsr_h5_reader_open(const char *path, const char *dataset, int collective, ts
     hid_t space = H5Dget_space(r->dset), type = H5Dget_type(r->dset);
     r->ndim = H5Sget_simple_extent_ndims(space);
     r->type_size = H5Tget_size(type);
+    int dt = TSR_F64;
+    r->is_bool = tsr_h5_dtype_of(type, &dt) && dt == TSR_BOOL;
+    r->mtype = r->is_bool ? tsr_h5_type_of(TSR_BOOL, 1) : H5Tcopy(H5T_NATIVE_DOUBLE);
+    if (r->mtype < 0)
+      st = TSR_ERROR(TSR_ERR_IO, "cannot read the type of '%s' in '%s'", dataset, path);
     H5Sclose(space);
     H5Tclose(type);
     r->dxpl = tsr_h5_transfer(r->collective);
@@ -103,9 +110,9 @@ int tsr_h5_read(tsr_h5_reader *r, const int64_t *start, const int64_t *stride, c
     out = &dummy;
     n = 0;
   }
-  if (st == TSR_OK &&
-      (mspace < 0 || H5Dread(r->dset, H5T_NATIVE_DOUBLE, mspace, fspace, r->dxpl, out) < 0))
+  if (st == TSR_OK && (mspace < 0 || H5Dread(r->dset, r->mtype, mspace, fspace, r->dxpl, out) < 0))
     st = TSR_ERR_IO;
+  if (st == TSR_OK && r->is_bool) tsr_h5_widen_bool(out, n);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);
   if (st != TSR_OK)
@@ -141,6 +148,7 @@ int tsr_h5_reader_close(tsr_h5_reader *r) {
   int bad = 0;
   tsr_h5_direct_close(&r->direct);
   if (r->dxpl >= 0) H5Pclose(r->dxpl);
+  if (r->mtype >= 0) H5Tclose(r->mtype);
   if (r->dset >= 0) bad |= H5Dclose(r->dset) < 0;
   if (r->file >= 0) bad |= H5Fclose(r->file) < 0;
   int st = bad ? TSR_ERROR(TSR_ERR_IO, "cannot close '%s'", r->path ? r->path : "?") : TSR_OK;

@@ -26,7 +26,7 @@ struct tsr_h5_writer {
   int nopen;
   char *names[MAX_OPEN];
   hid_t dsets[MAX_OPEN];
-  int f32[MAX_OPEN]; /* float32 in the file: converted before writing */
+  int dtype[MAX_OPEN]; /* the dataset's tsr_dtype: values are converted to it before writing */
 };
 
 static int writer_start(const char *tmp, const char *final, int collective, int create,
@@ -67,7 +67,9 @@ static int remember(tsr_h5_writer *w, const char *dataset, hid_t d) {
     return TSR_ERROR(TSR_ERR_VALUE, "more than %d datasets saved into '%s'", MAX_OPEN, w->final);
   }
   hid_t type = H5Dget_type(d);
-  w->f32[w->nopen] = type >= 0 && H5Tget_size(type) == 4;
+  int dt = TSR_F64;
+  if (type < 0 || !tsr_h5_dtype_of(type, &dt)) dt = TSR_F64;
+  w->dtype[w->nopen] = dt;
   if (type >= 0) H5Tclose(type);
   w->names[w->nopen] = strdup(dataset);
   w->dsets[w->nopen++] = d;
@@ -75,7 +77,7 @@ static int remember(tsr_h5_writer *w, const char *dataset, hid_t d) {
 }
 
 int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t *shape,
-                  const int64_t *chunk, int float32, int gzip) {
+                  const int64_t *chunk, int dtype, int gzip) {
   hsize_t dims[H5S_MAX_RANK], cdims[H5S_MAX_RANK];
   int chunked = chunk != NULL;
   for (int a = 0; a < ndim; a++) {
@@ -92,8 +94,9 @@ int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t
   if (!bad) bad |= H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0;
   hid_t d = -1;
   if (!bad) {
-    d = H5Dcreate2(w->file, dataset, float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space, lcpl, dcpl,
-                   H5P_DEFAULT);
+    hid_t ft = tsr_h5_type_of(dtype, 0);
+    d = ft < 0 ? -1 : H5Dcreate2(w->file, dataset, ft, space, lcpl, dcpl, H5P_DEFAULT);
+    if (ft >= 0) H5Tclose(ft);
     bad = d < 0;
   }
   if (space >= 0) H5Sclose(space);
@@ -103,27 +106,28 @@ int tsr_h5_define(tsr_h5_writer *w, const char *dataset, int ndim, const int64_t
   return remember(w, dataset, d);
 }
 
-static int dataset_of(tsr_h5_writer *w, const char *dataset, hid_t *d, int *f32) {
+static int dataset_of(tsr_h5_writer *w, const char *dataset, hid_t *d, int *dt) {
   for (int i = 0; i < w->nopen; i++)
     if (w->names[i] && !strcmp(w->names[i], dataset)) {
       *d = w->dsets[i];
-      *f32 = w->f32[i];
+      *dt = w->dtype[i];
       return TSR_OK;
     }
   *d = H5Dopen2(w->file, dataset, H5P_DEFAULT);
   H5_CHECK(*d, TSR_ERR_IO, "cannot open dataset '%s' in '%s'", dataset, w->final);
   TSR_CHECK(remember(w, dataset, *d));
-  *f32 = w->f32[w->nopen - 1];
+  *dt = w->dtype[w->nopen - 1];
   return TSR_OK;
 }
 
-/* float32 datasets get float32 buffers: rounding is plain C's, and parallel
- * HDF5 1.10 cannot convert types while writing compressed chunks. */
+/* Datasets of other types than float64 get buffers of their own type
+ * (float32 rounding is plain C's), as parallel HDF5 1.10 cannot convert
+ * types while writing compressed chunks. */
 int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start, const int64_t *count,
                  const double *data) {
   hid_t d;
-  int f32 = 0;
-  TSR_CHECK(dataset_of(w, dataset, &d, &f32));
+  int dt = TSR_F64;
+  TSR_CHECK(dataset_of(w, dataset, &d, &dt));
   hid_t fspace = H5Dget_space(d), mspace = -1;
   int nd = H5Sget_simple_extent_ndims(fspace), bad = fspace < 0;
   hsize_t s[H5S_MAX_RANK], c[H5S_MAX_RANK], one = 1;
@@ -144,14 +148,16 @@ int tsr_h5_write(tsr_h5_writer *w, const char *dataset, const int64_t *start, co
     H5Sselect_none(mspace);
     data = &dummy;
   }
-  float *f = f32 ? malloc(sizeof(float) * (n + 1)) : NULL;
-  if (f32 && !f) bad = 1;
-  for (size_t i = 0; i < n && f; i++) f[i] = (float)data[i];
+  int packed = dt != TSR_F64;
+  void *f = packed ? tsr_h5_pack(data, n, dt) : NULL;
+  hid_t mt = tsr_h5_type_of(dt, 1);
+  if ((packed && !f) || mt < 0) bad = 1;
   errno = 0;
   if (!bad)
-    bad = mspace < 0 || H5Dwrite(d, f32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, mspace, fspace,
-                                 w->dxpl, f32 ? (const void *)f : (const void *)data) < 0;
+    bad =
+        mspace < 0 || H5Dwrite(d, mt, mspace, fspace, w->dxpl, packed ? f : (const void *)data) < 0;
   int err = errno;
+  if (mt >= 0) H5Tclose(mt);
   free(f);
   if (mspace >= 0) H5Sclose(mspace);
   if (fspace >= 0) H5Sclose(fspace);

@@ -13,6 +13,8 @@
 #include "io/results.h"
 
 #include "io/h5check.h"
+#include "io/h5common.h"
+#include "kernel/ids.h"
 #include "util/error.h"
 #include "util/strmap.h"
 
@@ -88,14 +90,15 @@ static hid_t make_space(const tsr_result_item *it) {
   return H5Screate_simple(it->ndim, dims, NULL);
 }
 
-/* Converts to float ourselves so rounding is plain C semantics, independent
- * of the HDF5 version's overflow handling. */
-static int write_float32(hid_t dset, const tsr_result_item *it, const char *path) {
+/* Converts to the item's type ourselves so rounding is plain C semantics,
+ * independent of the HDF5 version's overflow handling. */
+static int write_typed(hid_t dset, const tsr_result_item *it, const char *path) {
   size_t n = tsr_result_item_count(it);
-  float *buf;
-  TSR_MALLOC(buf, n * sizeof *buf);
-  for (size_t k = 0; k < n; k++) buf[k] = (float)it->data[k];
-  herr_t st = H5Dwrite(dset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  void *buf = tsr_h5_pack(it->data, n, it->dtype);
+  if (!buf) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory writing '%s'", it->name);
+  hid_t mt = tsr_h5_type_of(it->dtype, 1);
+  herr_t st = mt < 0 ? -1 : H5Dwrite(dset, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  if (mt >= 0) H5Tclose(mt);
   free(buf);
   RESULTS_CHECK(st, "write dataset", it->name, path);
   return TSR_OK;
@@ -105,7 +108,7 @@ static hid_t make_string_type(void);
 
 static int write_data(hid_t dset, const tsr_result_item *it, const char *path) {
   if (tsr_result_item_count(it) == 0) return TSR_OK; /* HDF5 rejects a NULL buffer */
-  if (it->is_float32) return write_float32(dset, it, path);
+  if (it->dtype != TSR_F64 && !it->ints && !it->strings) return write_typed(dset, it, path);
   if (it->ints) {
     RESULTS_CHECK(H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, it->ints),
                   "write dataset", it->name, path);
@@ -161,9 +164,8 @@ static int write_item(hid_t file, const tsr_result_item *it, const char *path) {
   hid_t space = make_space(it);
   RESULTS_CHECK(space, "create dataspace for", it->name, path);
   hid_t type = it->strings ? make_string_type()
-                           : H5Tcopy(it->ints         ? H5T_STD_I64LE
-                                     : it->is_float32 ? H5T_IEEE_F32LE
-                                                      : H5T_IEEE_F64LE);
+               : it->ints  ? H5Tcopy(H5T_STD_I64LE)
+                           : tsr_h5_type_of(it->dtype, 0);
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   if (lcpl >= 0 && H5Pset_create_intermediate_group(lcpl, 1) < 0) {
     H5Pclose(lcpl);

@@ -22,7 +22,7 @@ typedef struct tsr_result_item {
   const char *name;      /* dataset name (a job variable name) */
   int ndim;              /* 0 for a scalar */
   const int64_t *shape;  /* ndim entries */
-  int is_float32;        /* store as float32 (data is converted) */
+  int dtype;             /* tsr_dtype stored (data is converted) */
   const double *data;    /* row-major values */
   const tsr_attr *attrs; /* attributes of the dataset (a fit's report), or NULL */
   int nattrs;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel/dtype.h"
 #include "util/error.h"
 #include "exec/exec.h"
 #include "exec/nofuse.h"
@@ -137,7 +138,7 @@ static void hdf5_chunks(const tsr_node *n, int64_t *chunk) {
     for (int64_t c = 0; c < g->nchunks[a]; c++)
       chunk[a] = g->sizes[a][c] > chunk[a] ? g->sizes[a][c] : chunk[a];
   }
-  tsr_h5_cap_chunk(g->ndim, chunk, n->dtype == TSR_F32 ? 4 : 8);
+  tsr_h5_cap_chunk(g->ndim, chunk, tsr_dtype_size(n->dtype));
 }
 
 static int collective_writes(const tsr_exec *ex) {
@@ -171,7 +172,7 @@ static int write_chunks(writing *c, tsr_h5_writer *w, int64_t n, const int64_t *
       st = tsr_h5_write(w, c->e->dataset, start, extent, host[k]);
     else if (c->collective)
       st = tsr_h5_write(w, c->e->dataset, NULL, NULL, NULL);
-    bytes += (double)cnt * (c->e->node->dtype == TSR_F32 ? 4.0 : 8.0);
+    bytes += (double)cnt * tsr_dtype_size(c->e->node->dtype);
   }
   c->ex->io_s += tsr_comm_time() - t0;
   c->ex->io_bytes += bytes;
@@ -231,7 +232,7 @@ static int create_file(tsr_exec *ex, save_file *f, int collective, tsr_h5_writer
       int64_t chunk[TSR_MAXDIM];
       hdf5_chunks(e->node, chunk);
       st = tsr_h5_define(w, e->dataset, e->node->grid.ndim, e->node->grid.shape, chunk,
-                         e->node->dtype == TSR_F32, e->gzip);
+                         (int)e->node->dtype, e->gzip);
     }
     if (collective || ex->size == 1) {
       *keep = w; /* written by every rank (collective) or the only one */

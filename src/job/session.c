@@ -207,7 +207,7 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
       items[n] = (tsr_result_item){b->name,
                                    v->arr->grid.ndim,
                                    v->arr->grid.shape,
-                                   v->arr->dtype == TSR_F32,
+                                   (int)v->arr->dtype,
                                    v->arr->value,
                                    NULL,
                                    0,

@@ -25,7 +25,7 @@ typedef struct probe_result {
 
 static void info_of(const tsr_h5meta *m, tsr_dataset_info *info) {
   *info = (tsr_dataset_info){.ndim = m->ndim, .chunked = m->chunked};
-  info->dtype = m->type_class == TSR_H5_FLOAT && m->type_size == 4 ? TSR_F32 : TSR_F64;
+  info->dtype = (tsr_dtype)m->dtype;
   for (int a = 0; a < m->ndim; a++) {
     info->shape[a] = m->shape[a];
     info->chunk[a] = m->chunk[a];

@@ -6,7 +6,7 @@
  *
  * A blob is "TSRPEND1", the body's length, the body and the body's FNV-1a
  * 64-bit checksum. The body: the record line, the number of items and, per
- * item, its name, ndim, shape, is_float32, its values (none, float64, int64
+ * item, its name, ndim, shape, dtype, its values (none, float64, int64
  * or strings) and its attributes (key, then text or number). Lengths,
  * counts and flags are uint64, shapes int64, numbers float64 and strings a
  * length and their bytes, each as the host lays it out in memory: a pending
@@ -84,7 +84,7 @@ static int put_item(tsr_bytes *b, const tsr_result_item *it) {
   TSR_CHECK(put_str(b, it->name, strlen(it->name)));
   TSR_CHECK(put_u64(b, (uint64_t)it->ndim));
   TSR_CHECK(tsr_bytes_put(b, it->shape, sizeof *it->shape * (size_t)it->ndim));
-  TSR_CHECK(put_u64(b, (uint64_t)it->is_float32));
+  TSR_CHECK(put_u64(b, (uint64_t)it->dtype));
   TSR_CHECK(put_values(b, it));
   return put_attrs(b, it);
 }
@@ -219,7 +219,7 @@ static void get_item(reader *r, tsr_result_item *it) {
   size_t count = get_shape(r, it);
   uint64_t f32 = get_u64(r);
   if (f32 > 1) r->bad = 1;
-  it->is_float32 = (int)f32;
+  it->dtype = (int)f32;
   get_values(r, it, count);
   get_attrs(r, it);
 }

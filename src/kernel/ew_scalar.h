@@ -7,6 +7,7 @@
 #define TSR_EW_SCALAR_H
 
 #include <math.h>
+#include <string.h>
 
 #include "kernel/ids.h"
 
@@ -97,6 +98,55 @@ static inline TSR_EW_HD double tsr_ew_heaviside(double x, double y) {
   return x < 0 ? 0.0 : (x > 0 ? 1.0 : (x == 0 ? y : x));
 }
 
+/* Bitwise operations on integer values held as doubles (kernel/dtype.h):
+ * through int64 (uint64 values from 2**63 through their int64 bits); op is
+ * '&', '|', '^', '~' (x alone), '<' (x << y) or '>' (x >> y, arithmetic).
+ * A shift by 64 or more, or by a negative amount, gives 0 (-1 for a
+ * negative x shifted right), as NumPy's npy_lshift/npy_rshift; the result
+ * is wrapped into the array's type by its cast. */
+static inline TSR_EW_HD long long tsr_ew_as_i64(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775808.0) x -= 18446744073709551616.0;
+  if (x >= 9223372036854775808.0 || x < -9223372036854775808.0) return 0;
+  return (long long)x;
+}
+static inline TSR_EW_HD double tsr_ew_bits(double x, double y, int op) {
+  long long a = tsr_ew_as_i64(x), b = tsr_ew_as_i64(y);
+  switch (op) {
+  case '&':
+    return (double)(a & b);
+  case '|':
+    return (double)(a | b);
+  case '^':
+    return (double)(a ^ b);
+  case '~':
+    return (double)~a;
+  case '<':
+    return b < 0 || b >= 64 ? 0.0 : (double)(long long)((unsigned long long)a << b);
+  default:
+    return b < 0 || b >= 64 ? (a < 0 ? -1.0 : 0.0) : (double)(a >> b);
+  }
+}
+
+/* where(c, a, b) is two internal rows: WHERE_PICK(a, c) is a where c is
+ * true and a "hole" elsewhere, WHERE_FILL(t, b) fills the holes with b. The
+ * hole is one quiet NaN with a payload no arithmetic produces (a NaN
+ * computed on the CPU or the GPU has an empty payload, or its operand's); it
+ * only passes between these two rows, through float64 values that are
+ * copied, never computed on. */
+#define TSR_EW_HOLE_BITS 0x7ffd1e5ca1ab1e00ULL
+static inline TSR_EW_HD double tsr_ew_hole(void) {
+  unsigned long long u = TSR_EW_HOLE_BITS;
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
+}
+static inline TSR_EW_HD int tsr_ew_is_hole(double x) {
+  unsigned long long u;
+  memcpy(&u, &x, sizeof u);
+  return u == TSR_EW_HOLE_BITS;
+}
+
 /* The switches below list every row of kernel/ew_table.h (-Wswitch checks
  * that none is missing); an id of the other arity, or none, is a bug of the
  * program builder, which checks arities (fuse/), so it gives NaN rather than
@@ -110,9 +160,12 @@ static inline TSR_EW_HD double tsr_ew_heaviside(double x, double y) {
 #define TSR_EW_CASE_B(id, nm, sym, expr, doc) \
   case EW_##id:                               \
     break;
+#define TSR_EW_CASE_J(id, nm, expr) \
+  case EW_##id:                     \
+    break;
 static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
   switch ((tsr_ew_op)op) {
-    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B)
+    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B, TSR_EW_CASE_J)
   case EW_NOPS:
     break;
   }
@@ -121,6 +174,7 @@ static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
 #undef TSR_EW_CASE_U
 #undef TSR_EW_CASE_I
 #undef TSR_EW_CASE_B
+#undef TSR_EW_CASE_J
 
 #define TSR_EW_CASE_U(id, nm, expr, doc) \
   case EW_##id:                          \
@@ -131,9 +185,12 @@ static inline TSR_EW_HD double tsr_ew_unary(int op, double x) {
 #define TSR_EW_CASE_B(id, nm, sym, expr, doc) \
   case EW_##id:                               \
     return (expr);
+#define TSR_EW_CASE_J(id, nm, expr) \
+  case EW_##id:                     \
+    return (expr);
 static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
   switch ((tsr_ew_op)op) {
-    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B)
+    TSR_EW_TABLE(TSR_EW_CASE_U, TSR_EW_CASE_I, TSR_EW_CASE_B, TSR_EW_CASE_J)
   case EW_NOPS:
     break;
   }
@@ -142,6 +199,7 @@ static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
 #undef TSR_EW_CASE_U
 #undef TSR_EW_CASE_I
 #undef TSR_EW_CASE_B
+#undef TSR_EW_CASE_J
 
 /* 1 or 2 for an elementwise id, 0 for any other number. */
 #define TSR_EW_ARITY_U(id, nm, expr, doc) \
@@ -153,9 +211,12 @@ static inline TSR_EW_HD double tsr_ew_binary(int op, double x, double y) {
 #define TSR_EW_ARITY_B(id, nm, sym, expr, doc) \
   case EW_##id:                                \
     return 2;
+#define TSR_EW_ARITY_J(id, nm, expr) \
+  case EW_##id:                      \
+    return 2;
 static inline TSR_EW_HD int tsr_ew_arity(int op) {
   switch ((tsr_ew_op)op) {
-    TSR_EW_TABLE(TSR_EW_ARITY_U, TSR_EW_ARITY_I, TSR_EW_ARITY_B)
+    TSR_EW_TABLE(TSR_EW_ARITY_U, TSR_EW_ARITY_I, TSR_EW_ARITY_B, TSR_EW_ARITY_J)
   case EW_NOPS:
     break;
   }
@@ -164,5 +225,6 @@ static inline TSR_EW_HD int tsr_ew_arity(int op) {
 #undef TSR_EW_ARITY_U
 #undef TSR_EW_ARITY_I
 #undef TSR_EW_ARITY_B
+#undef TSR_EW_ARITY_J
 
 #endif

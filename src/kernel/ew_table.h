@@ -6,6 +6,7 @@
  *   I(ID, name, expression of x)                   a unary op the optimizer uses, not
  *                                                  a function of the language
  *   B(ID, name, operator or NULL, expression of x and y, doc)   a binary function
+ *   J(ID, name, expression of x and y)             a binary op the optimizer uses
  *
  * and TSR_EW_ALIASES gives more names for a row: A(name, ID, arity, doc).
  * From these rows come the tsr_ew_op enum (kernel/ids.h: EW_ID), the
@@ -25,7 +26,7 @@
 #define TSR_EW_TABLE_H
 
 /* clang-format off */
-#define TSR_EW_TABLE(U, I, B)                                                                    \
+#define TSR_EW_TABLE(U, I, B, J)                                                                   \
   U(NEG, "negative", -x, "negative(x)")                                                          \
   U(ABS, "abs", fabs(x), "abs(x)")                                                               \
   U(SQRT, "sqrt", sqrt(x), "sqrt(x)")                                                            \
@@ -42,8 +43,7 @@
   B(POW, "power", "**", pow(x, y), "power(x1, x2), x1 ** x2")                                    \
   B(MIN, "minimum", NULL, tsr_ew_nan_min(x, y), "minimum(x1, x2): NaN-propagating")              \
   B(MAX, "maximum", NULL, tsr_ew_nan_max(x, y), "maximum(x1, x2): NaN-propagating")              \
-  B(GREATER, "greater", NULL, x > y ? 1.0 : 0.0,                                                 \
-    "greater(x1, x2): 1.0 where x1 > x2, else 0.0 (False for NaN)")                              \
+  B(GREATER, "greater", ">", x > y ? 1.0 : 0.0, "greater(x1, x2), x1 > x2: bool (False for NaN)") \
   U(LOG1P, "log1p", log1p(x), "log1p(x): log(1 + x), exact near 0")                              \
   U(EXPM1, "expm1", expm1(x), "expm1(x): exp(x) - 1, exact near 0")                              \
   U(LOG2, "log2", log2(x), "log2(x)")                                                            \
@@ -85,7 +85,28 @@
   B(HEAVISIDE, "heaviside", NULL, tsr_ew_heaviside(x, y),                                        \
     "heaviside(x1, x2): 0.0 where x1 < 0, x2 where x1 == 0, 1.0 where x1 > 0")                  \
   I(NOTNAN, "notnan", x == x ? 1.0 : 0.0)                                                        \
-  I(NANZERO, "nanzero", x == x ? x : 0.0)
+  I(NANZERO, "nanzero", x == x ? x : 0.0)                                                        \
+  B(GREATER_EQUAL, "greater_equal", ">=", x >= y ? 1.0 : 0.0, "greater_equal(x1, x2), x1 >= x2")  \
+  B(LESS, "less", "<", x < y ? 1.0 : 0.0, "less(x1, x2), x1 < x2")                                \
+  B(LESS_EQUAL, "less_equal", "<=", x <= y ? 1.0 : 0.0, "less_equal(x1, x2), x1 <= x2")           \
+  B(EQUAL, "equal", "==", x == y ? 1.0 : 0.0, "equal(x1, x2), x1 == x2")                          \
+  B(NOT_EQUAL, "not_equal", "!=", x != y ? 1.0 : 0.0, "not_equal(x1, x2), x1 != x2 (True for NaN)") \
+  U(ISNAN, "isnan", x != x ? 1.0 : 0.0, "isnan(x): bool")                                         \
+  U(ISINF, "isinf", isinf(x) ? 1.0 : 0.0, "isinf(x): bool, True for +-inf")                       \
+  U(ISFINITE, "isfinite", isfinite(x) ? 1.0 : 0.0, "isfinite(x): bool, False for NaN and +-inf")  \
+  U(SIGNBIT, "signbit", signbit(x) ? 1.0 : 0.0, "signbit(x): bool, True where the sign bit is set (-0.0 too)") \
+  U(LOGICAL_NOT, "logical_not", x == 0 ? 1.0 : 0.0, "logical_not(x): bool, x == 0")               \
+  B(LOGICAL_AND, "logical_and", NULL, x != 0 && y != 0 ? 1.0 : 0.0, "logical_and(x1, x2): bool")  \
+  B(LOGICAL_OR, "logical_or", NULL, x != 0 || y != 0 ? 1.0 : 0.0, "logical_or(x1, x2): bool")     \
+  B(LOGICAL_XOR, "logical_xor", NULL, (x != 0) != (y != 0) ? 1.0 : 0.0, "logical_xor(x1, x2): bool") \
+  B(BITWISE_AND, "bitwise_and", "&", tsr_ew_bits(x, y, '&'), "bitwise_and(x1, x2), x1 & x2: integers and bool") \
+  B(BITWISE_OR, "bitwise_or", "|", tsr_ew_bits(x, y, '|'), "bitwise_or(x1, x2), x1 | x2: integers and bool") \
+  B(BITWISE_XOR, "bitwise_xor", "^", tsr_ew_bits(x, y, '^'), "bitwise_xor(x1, x2), x1 ^ x2: integers and bool") \
+  U(INVERT, "invert", tsr_ew_bits(x, 0.0, '~'), "invert(x), ~x: bitwise NOT of integers, NOT of bool") \
+  B(LEFT_SHIFT, "left_shift", "<<", tsr_ew_bits(x, y, '<'), "left_shift(x1, x2), x1 << x2: integers") \
+  B(RIGHT_SHIFT, "right_shift", ">>", tsr_ew_bits(x, y, '>'), "right_shift(x1, x2), x1 >> x2: integers, arithmetic for signed") \
+  J(WHERE_PICK, "where_pick", y != 0 ? x : tsr_ew_hole())                                       \
+  J(WHERE_FILL, "where_fill", tsr_ew_is_hole(x) ? y : x)
 
 /* More names of a row (NumPy's aliases): A(name, ID, arity, doc). */
 #define TSR_EW_ALIASES(A)                                                                        \
@@ -94,7 +115,11 @@
   A("degrees", RAD2DEG, 1, "degrees(x): rad2deg(x)")                                             \
   A("radians", DEG2RAD, 1, "radians(x): deg2rad(x)")                                             \
   A("true_divide", DIV, 2, "true_divide(x1, x2): divide(x1, x2)")                                \
-  A("mod", REMAINDER, 2, "mod(x1, x2): remainder(x1, x2)")
+  A("mod", REMAINDER, 2, "mod(x1, x2): remainder(x1, x2)")                                      \
+  A("bitwise_not", INVERT, 1, "bitwise_not(x): invert(x)")                                       \
+  A("bitwise_invert", INVERT, 1, "bitwise_invert(x): invert(x)")                                 \
+  A("bitwise_left_shift", LEFT_SHIFT, 2, "bitwise_left_shift(x1, x2): left_shift(x1, x2)")       \
+  A("bitwise_right_shift", RIGHT_SHIFT, 2, "bitwise_right_shift(x1, x2): right_shift(x1, x2)")
 /* clang-format on */
 
 #endif

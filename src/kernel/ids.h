@@ -40,12 +40,14 @@ typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
 #define TSR_EW_ENUM_U(id, nm, expr, doc) EW_##id,
 #define TSR_EW_ENUM_I(id, nm, expr) EW_##id,
 #define TSR_EW_ENUM_B(id, nm, sym, expr, doc) EW_##id,
+#define TSR_EW_ENUM_J(id, nm, expr) EW_##id,
 typedef enum tsr_ew_op {
-  TSR_EW_TABLE(TSR_EW_ENUM_U, TSR_EW_ENUM_I, TSR_EW_ENUM_B) EW_NOPS
+  TSR_EW_TABLE(TSR_EW_ENUM_U, TSR_EW_ENUM_I, TSR_EW_ENUM_B, TSR_EW_ENUM_J) EW_NOPS
 } tsr_ew_op;
 #undef TSR_EW_ENUM_U
 #undef TSR_EW_ENUM_I
 #undef TSR_EW_ENUM_B
+#undef TSR_EW_ENUM_J
 
 typedef enum tsr_red_kind { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_VAR, RED_STD } tsr_red_kind;
 

@@ -16,7 +16,7 @@ typedef enum ast_kind {
   AST_NONE,  /* None                                                       */
   AST_BOOL,  /* True/False: ival = 1/0                                     */
   AST_TUPLE, /* (a, b, ...) or a bare "a, b": items/nitems                 */
-  AST_UNARY, /* op ('-' or '+') applied to left                            */
+  AST_UNARY, /* op ('-', '+' or '~') applied to left                       */
   AST_BINOP, /* left op right: '+','-','*','/','%','@', AST_OP_POW or      */
              /* AST_OP_FLOORDIV                                            */
   AST_CALL,  /* callee(items..., kwnames[i]=kwvalues[i]...)                */
@@ -26,7 +26,17 @@ typedef enum ast_kind {
   AST_SLICE  /* start:stop:step inside an index; NULL parts are omitted    */
 } ast_kind;
 
-enum { AST_OP_POW = 'P', AST_OP_FLOORDIV = 'F' }; /* '**', '//' */
+/* operators of more than one character */
+enum {
+  AST_OP_POW = 'P',      /* ** */
+  AST_OP_FLOORDIV = 'F', /* // */
+  AST_OP_LE = 'l',       /* <= */
+  AST_OP_GE = 'g',       /* >= */
+  AST_OP_EQ = 'e',       /* == */
+  AST_OP_NE = 'n',       /* != */
+  AST_OP_LSHIFT = 'L',   /* << */
+  AST_OP_RSHIFT = 'R'    /* >> */
+};
 
 typedef struct ast_node ast_node;
 struct ast_node {

@@ -5,9 +5,14 @@
  *   program   := (statement (NEWLINE | ';'))*
  *   statement := exprlist ['=' exprlist]
  *   exprlist  := expr (',' expr)* [',']          -- a bare tuple
- *   expr      := term (('+' | '-') term)*
+ *   expr      := or [('<' | '>' | '<=' | '>=' | '==' | '!=') or]  -- no chains
+ *   or        := xor ('|' xor)*
+ *   xor       := and ('^' and)*
+ *   and       := shift ('&' shift)*
+ *   shift     := sum (('<<' | '>>') sum)*
+ *   sum       := term (('+' | '-') term)*
  *   term      := factor (('*' | '/' | '//' | '%' | '@') factor)*
- *   factor    := ('+' | '-') factor | power
+ *   factor    := ('+' | '-' | '~') factor | power
  *   power     := postfix ['**' factor]           -- so -x**2 == -(x**2)
  *   postfix   := atom ('(' args ')' | '[' subscripts ']' | '.' NAME)*
  *   atom      := number | string | NAME | True | False | None | '(' ... ')'
@@ -18,7 +23,7 @@
  * anywhere only has to return; the entry points then free all recorded nodes
  * at once instead of every rule unwinding its partial trees.
  *
- * Python constructs outside the language (keywords, comparisons, &, +=, ...)
+ * Python constructs outside the language (keywords, chained comparisons, +=, ...)
  * still tokenize, so that they are reported by name rather than as a vague
  * "unexpected" token.
  */
@@ -54,7 +59,6 @@ static const char *const keywords[] = {
     "import", "in",   "is",     "lambda", "nonlocal", "not",   "or",    "pass",     "raise",
     "return", "try",  "while",  "with",   "yield",    NULL};
 static const char *const comparisons[] = {"<", ">", "<=", ">=", "==", "!=", NULL};
-static const char *const other_ops[] = {"&", "|", "^", "~", "<<", ">>", NULL};
 
 static int parse_expr(parser *p, ast_node **out);
 static int parse_factor(parser *p, ast_node **out);
@@ -108,8 +112,8 @@ static int report_unsupported(parser *p, const tsr_token *t) {
   if (t->kind != TSR_TOK_OP) return TSR_OK;
   int len = (int)strlen(t->op);
   if (in_list(t->op, len, comparisons))
-    return SYNTAX(p, t, "comparison operator '%s' is not supported", t->op);
-  if (in_list(t->op, len, other_ops)) return SYNTAX(p, t, "operator '%s' is not supported", t->op);
+    return SYNTAX(p, t, "chained comparison: write (a %s b) & (b %s c) as NumPy needs for arrays",
+                  t->op, t->op);
   if (len >= 2 && t->op[len - 1] == '=')
     return SYNTAX(p, t, "augmented assignment '%s' is not supported", t->op);
   if (is_op(t, "{")) return SYNTAX(p, t, "dict and set literals are not supported");
@@ -487,7 +491,7 @@ static int parse_power(parser *p, ast_node **out) {
 
 static int parse_signed(parser *p, ast_node **out) {
   const tsr_token *t = peek(p);
-  if (!is_op(t, "-") && !is_op(t, "+")) return parse_power(p, out);
+  if (!is_op(t, "-") && !is_op(t, "+") && !is_op(t, "~")) return parse_power(p, out);
   next(p);
   ast_node *operand;
   TSR_CHECK(parse_factor(p, &operand));
@@ -505,21 +509,46 @@ static int parse_factor(parser *p, ast_node **out) {
   return st;
 }
 
-/* The AST code of a binary operator of a level, or 0: single characters
- * stand for themselves, '//' is AST_OP_FLOORDIV. */
+/* Python's binary operator levels, loosest first; each operator's AST code
+ * (ast.h: single characters stand for themselves). */
+static const struct {
+  const char *sym;
+  int code;
+} levels[][6] = {{{"<", '<'},
+                  {">", '>'},
+                  {"<=", AST_OP_LE},
+                  {">=", AST_OP_GE},
+                  {"==", AST_OP_EQ},
+                  {"!=", AST_OP_NE}},
+                 {{"|", '|'}},
+                 {{"^", '^'}},
+                 {{"&", '&'}},
+                 {{"<<", AST_OP_LSHIFT}, {">>", AST_OP_RSHIFT}},
+                 {{"+", '+'}, {"-", '-'}},
+                 {{"*", '*'}, {"/", '/'}, {"//", AST_OP_FLOORDIV}, {"%", '%'}, {"@", '@'}}};
+enum { NLEVELS = sizeof levels / sizeof levels[0], COMPARISONS = 0 };
+
+/* The AST code of a binary operator of a level, or 0. */
 static int level_op(const tsr_token *t, int level) {
-  static const char *const ops[][6] = {{"+", "-", NULL}, {"*", "/", "//", "%", "@", NULL}};
   if (t->kind != TSR_TOK_OP) return 0;
-  for (int i = 0; ops[level][i]; i++)
-    if (is_op(t, ops[level][i])) return t->op[1] ? AST_OP_FLOORDIV : t->op[0];
+  for (int i = 0; i < 6 && levels[level][i].sym; i++)
+    if (is_op(t, levels[level][i].sym)) return levels[level][i].code;
   return 0;
 }
 
-/* Left-associative levels: 0 is + and -, 1 is *, /, //, % and @ (Python's). */
+static int parse_level(parser *p, int level, ast_node **out);
+
+static int parse_operand(parser *p, int level, ast_node **out) {
+  return level + 1 < NLEVELS ? parse_level(p, level + 1, out) : parse_factor(p, out);
+}
+
+/* Left-associative levels (levels[] above); a comparison does not chain:
+ * a < b < c is an error (Python's meaning, (a < b) and (b < c), has no
+ * array form). */
 static int parse_level(parser *p, int level, ast_node **out) {
   const tsr_token *start = peek(p);
   ast_node *left, *right;
-  TSR_CHECK(level == 0 ? parse_level(p, 1, &left) : parse_factor(p, &left));
+  TSR_CHECK(parse_operand(p, level, &left));
   for (;;) {
     int op = level_op(peek(p), level);
     if (!op) {
@@ -527,8 +556,9 @@ static int parse_level(parser *p, int level, ast_node **out) {
       return TSR_OK;
     }
     next(p);
-    TSR_CHECK(level == 0 ? parse_level(p, 1, &right) : parse_factor(p, &right));
+    TSR_CHECK(parse_operand(p, level, &right));
     TSR_CHECK(make_binop(p, start, op, left, right, &left));
+    if (level == COMPARISONS && level_op(peek(p), level)) return report_unsupported(p, peek(p));
   }
 }
 

@@ -283,11 +283,14 @@ add "s1" "sum($M, axis=1)[6]" "$(calc "10 * 6 * $C + $C * ($C - 1) / 2")"
 add "v1" "var($M, axis=1)[2]" "$(calc "($C * $C - 1) / 12")" 1e-13
 add "t1" "sum($T, axis=1)[2, 4]" "$(calc "3 * 200 + 10 * 3 + 3 * 4")"
 end_group 2
-# A bigger axis reduction whose columns span many chunks, checked whole.
+# A bigger axis reduction whose columns span many chunks, checked whole (int64,
+# as NumPy's arange of integers: printed without a point).
 R=600 C=50
 expect_tokens "sum(arange($R, chunks=64)[:, None] * 10 + arange($C, chunks=7), axis=0)" \
-  $(j=0; while [ $j -lt $C ]; do printf '%s. ' "$((10 * R * (R - 1) / 2 + R * j))"; j=$((j + 1)); done)
+  $(j=0; while [ $j -lt $C ]; do printf '%s ' "$((10 * R * (R - 1) / 2 + R * j))"; j=$((j + 1)); done)
 expect_tokens "max(arange($R, chunks=64)[:, None] * 10 + arange($C, chunks=7), axis=1)[::100]" \
+  $(i=0; while [ $i -lt $R ]; do printf '%s ' "$((10 * i + C - 1))"; i=$((i + 100)); done)
+expect_tokens "max(arange($R.0, chunks=64)[:, None] * 10 + arange($C, chunks=7), axis=1)[::100]" \
   $(i=0; while [ $i -lt $R ]; do printf '%s. ' "$((10 * i + C - 1))"; i=$((i + 100)); done)
 
 # ---- 5. broadcasting ----------------------------------------------------------------

@@ -33,7 +33,7 @@ l9|linspace(0, 1e-320, 7, chunks=3)|np.linspace(0, 1e-320, 7)
 l10|linspace(0, 10, 0)|np.linspace(0, 10, 0)
 l11|linspace(0, 1, 7, dtype="float32", chunks=3)|np.linspace(0, 1, 7, dtype=np.float32)
 z1|zeros_like(normal(shape=(5, 7), chunks=(2, 3)))|np.zeros((5, 7))
-o1|ones_like(arange(9, chunks=4))|np.ones(9)
+o1|ones_like(arange(9, chunks=4))|np.ones(9, dtype=np.int64)
 f1|full_like(ones((3, 4), chunks=2), -2.5)|np.full((3, 4), -2.5)
 f2|full_like(ones(6), 3, dtype="float32")|np.full(6, 3, dtype=np.float32)
 m1|empty_like(ones((2, 3)))|np.zeros((2, 3))
@@ -41,8 +41,8 @@ m2|empty((3, 2), chunks=2)|np.zeros((3, 2))
 EOF
 # meshgrid returns two arrays: name | tessera pair | NumPy pair
 cat >mesh.txt <<'EOF'
-g1|meshgrid(linspace(-1, 1, 7, chunks=3), arange(5, chunks=2))|np.meshgrid(np.linspace(-1, 1, 7), np.arange(5.0))
-g2|meshgrid(linspace(-1, 1, 7, chunks=3), arange(5, chunks=2), indexing="ij")|np.meshgrid(np.linspace(-1, 1, 7), np.arange(5.0), indexing="ij")
+g1|meshgrid(linspace(-1, 1, 7, chunks=3), arange(5, chunks=2))|np.meshgrid(np.linspace(-1, 1, 7), np.arange(5))
+g2|meshgrid(linspace(-1, 1, 7, chunks=3), arange(5, chunks=2), indexing="ij")|np.meshgrid(np.linspace(-1, 1, 7), np.arange(5), indexing="ij")
 EOF
 {
   while IFS='|' read -r name expr _; do echo "$name = $expr"; done <cases.txt

@@ -38,7 +38,9 @@ ULP = {
 # (and so does clip, which is maximum then minimum).
 ZERO_SIGN = ("minimum", "maximum", "c_clip", "c_clip_method", "c_clip_low", "c_clip_arrays")
 # NumPy's name where tessera's differs (none at present besides these)
-NP_NAME = {"abs": "absolute"}
+# NumPy 1.x names of functions NumPy 2 added aliases for
+NP_NAME = {"abs": "absolute", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+           "bitwise_right_shift": "right_shift"}
 
 S = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 3.0, -7.0,
      1e-310, -5e-324, 1e308, -1.7976931348623157e308, 2.0 ** -1022, 0.1, 710.0,
@@ -68,6 +70,31 @@ def pairs():
     return np.repeat(a, len(S)), np.tile(a, len(S))
 
 
+# The functions of integers (and bool) only: int64 operands, shifts by 0 to
+# 40 (exact in the doubles tessera computes in), 63, 64, 70 and -1.
+INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not",
+                "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift",
+                "bitwise_right_shift"}
+IX = [0, 1, -1, 2, -2, 7, -7, 255, -256, 300, -300, 12345, -98765, 2**40 + 3, -(2**40) - 5]
+
+
+def int_pairs(shift):
+    a = np.array(IX, dtype=np.int64)
+    b = np.array(list(range(0, 41, 3)) + [63, 64, 70, -1] if shift else IX, dtype=np.int64)
+    if shift:
+        a = a[np.abs(a) < 2**12]
+    return np.repeat(a, len(b)), np.tile(b, len(a))
+
+
+def operands(name, arity):
+    """The inputs of function name: floats, or integers for INTEGER_ONLY."""
+    if name not in INTEGER_ONLY:
+        return (np.array(X, dtype=np.float64),) if arity == 1 else pairs()
+    if arity == 1:
+        return (np.array(IX, dtype=np.int64),)
+    return int_pairs("shift" in name)
+
+
 # The elementwise builtins that are not rows of the table (clip, round, around):
 # job text and NumPy's value (a function of X).
 COMPOSED = {"c_clip": ("clip(x, -1.5, 2.5)", lambda x: np.clip(x, -1.5, 2.5)),
@@ -95,10 +122,19 @@ def gen(info):
     with h5py.File("sv.h5", "w") as f:
         f["x"] = np.array(X, dtype=np.float64)
         f["bx"], f["by"] = bx, by
+        f["ix"] = np.array(IX, dtype=np.int64)
+        f["ibx"], f["iby"] = int_pairs(False)
+        f["sbx"], f["sby"] = int_pairs(True)
     lines = ['x = load("sv.h5", "/x", chunks=7)', 'bx = load("sv.h5", "/bx", chunks=50)',
-             'by = load("sv.h5", "/by", chunks=50)']
+             'by = load("sv.h5", "/by", chunks=50)', 'ix = load("sv.h5", "/ix", chunks=4)',
+             'ibx = load("sv.h5", "/ibx", chunks=40)', 'iby = load("sv.h5", "/iby", chunks=40)',
+             'sbx = load("sv.h5", "/sbx", chunks=30)', 'sby = load("sv.h5", "/sby", chunks=30)']
     for name, arity in functions(info):
-        lines.append("f_%s = %s(%s)" % (name, name, "x" if arity == 1 else "bx, by"))
+        if name in INTEGER_ONLY:
+            args = "ix" if arity == 1 else ("sbx, sby" if "shift" in name else "ibx, iby")
+        else:
+            args = "x" if arity == 1 else "bx, by"
+        lines.append("f_%s = %s(%s)" % (name, name, args))
     for key, (text, _) in list(OPERATORS.items()) + list(COMPOSED.items()):
         lines.append("%s = %s" % (key, text))
     for i, text in enumerate(NUMBERS):
@@ -107,15 +143,14 @@ def gen(info):
 
 
 def reference(name, arity):
-    x = np.array(X, dtype=np.float64)
-    bx, by = pairs()
     fn = getattr(np, NP_NAME.get(name, name))
     with np.errstate(all="ignore"):
-        return np.asarray(fn(x) if arity == 1 else fn(bx, by), dtype=np.float64)
+        return np.asarray(fn(*operands(name, arity)))
 
 
 def mismatches(name, got, want):
     """Indexes where got and want differ beyond the function's tolerance."""
+    want = np.asarray(want, dtype=np.float64)
     same = (got.view(np.int64) == want.view(np.int64)) | (np.isnan(got) & np.isnan(want))
     if name in ZERO_SIGN:
         same |= (got == 0) & (want == 0)
@@ -158,13 +193,15 @@ def check(info, path):
                 bad += 1
                 continue
             got = np.asarray(f[key][()], dtype=np.float64)
-            if got.shape != want.shape or f[key].dtype != np.float64:
-                print("FAIL %s: shape %s dtype %s, NumPy %s float64" % (name, got.shape, f[key].dtype,
-                                                                       want.shape))
+            if got.shape != want.shape or f[key].dtype != want.dtype:
+                print("FAIL %s: shape %s dtype %s, NumPy %s %s" % (name, got.shape, f[key].dtype,
+                                                                  want.shape, want.dtype))
                 bad += 1
                 continue
+            ops = (operands(name, arity) if not name.startswith(("op_", "c_"))
+                   else (x,) if arity == 1 else (bx, by))
             for i in mismatches(name, got, want)[:5]:
-                args = show(x[i]) if arity == 1 else "%s, %s" % (show(bx[i]), show(by[i]))
+                args = show(ops[0][i]) if arity == 1 else "%s, %s" % (show(ops[0][i]), show(ops[1][i]))
                 print("FAIL %s(%s): tessera %s, NumPy %s" % (name, args, show(got[i]), show(want[i])))
                 bad += 1
         for i, text in enumerate(NUMBERS):

@@ -51,7 +51,7 @@ static void leaf_init(tsr_leaf *l, int k) {
   l->stream = (uint32_t)k;
   l->a = 0.5 * k;
   l->b = 1.0 + 0.01 * k;
-  l->round_f32 = next(4) == 0 && l->kind != LEAF_CHUNKS;
+  l->cast = next(4) == 0 && l->kind != LEAF_CHUNKS ? TSR_F32 : TSR_F64;
   l->base_ndim = 2;
   l->base_shape[0] = R, l->base_shape[1] = C;
   l->axis_of[0] = 0, l->axis_of[1] = 1;

@@ -720,6 +720,15 @@ LIBM = ("log1p", "expm1", "log2", "log10", "exp2", "tan", "arcsin", "arccos", "a
         "logaddexp2")
 
 
+# Integer-only functions (bitwise, shifts) and bool-valued ones (comparisons,
+# logical_*, is*): float error bounds do not apply to them; tests/exec/ufuncs.sh
+# checks them exactly, and tests/fuzz/int_fuzz.py fuzzes integer and bool dtypes.
+NOT_FLOAT = ("bitwise_and", "bitwise_or", "bitwise_xor", "invert", "bitwise_not", "bitwise_invert",
+             "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
+             "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan", "isinf",
+             "isfinite", "signbit", "logical_not", "logical_and", "logical_or", "logical_xor")
+
+
 def read_info(path):
     """name -> arity of the `elementwise` lines of `tessera info` (arity from the doc)."""
     fns = {}
@@ -729,7 +738,7 @@ def read_info(path):
             if len(parts) >= 3 and line.startswith("  ") and parts[1] == "elementwise":
                 doc = line.split("elementwise", 1)[1].strip()
                 for arity, params in ((1, "(x)"), (2, "(x1, x2)")):  # else clip, round: own code
-                    if doc.startswith(parts[0] + params):
+                    if doc.startswith(parts[0] + params) and parts[0] not in NOT_FLOAT:
                         fns[parts[0]] = arity
     if len(fns) < 16:
         sys.exit("diff_fuzz: %s lists %d elementwise functions (run `tessera info > %s`)"
@@ -897,7 +906,8 @@ class Gen:
         if kind in ("ones", "zeros"):
             args = [st]
         elif kind == "full":
-            fill = self.r.choice(["3", "-0.25", "2.5", "-7", "0.1", "1e-3", "100", "0", "-1"] * 5
+            # float fills: an int fill makes an int64 array (NumPy's), tests/fuzz/int_fuzz.py's domain
+            fill = self.r.choice(["3.0", "-0.25", "2.5", "-7.0", "0.1", "1e-3", "100.0", "0.0", "-1.0"] * 5
                                  + ["nan", "inf", "-inf", "-0.0", "0.5", "-1.5"])
             args = [st, fill] if self.chance(0.8) else [st, "fill_value=" + fill]
         elif kind == "random":
@@ -936,8 +946,8 @@ class Gen:
         ck = self.chunks((n,))
         if ck is not None:
             kws.append("chunks=" + ck)
-        if dt == "float32" or self.chance(0.1):
-            kws.append(self.dtype_kw(dt))
+        # always: integer arguments alone (or dtype=None) make an int64 arange
+        kws.append(self.dtype_kw(dt).replace("dtype=None", "dtype=float64"))
         text = "arange(%s)" % ", ".join(args + kws)
         if len(shape) > 1 or self.chance(0.1):
             subs = ["None"] * len(shape)

@@ -16,7 +16,8 @@ n = 7
 s = sum(arange(10))
 third = s / 135
 v = arange(5) * 0.5
-m = arange(4)[:, None] * 10 + arange(3)
+m = arange(4.0)[:, None] * 10 + arange(3)
+k = arange(4)[:, None] * 10 + arange(3)
 f = arange(5, dtype="float32") / 3
 r = normal(shape=(3, 4), chunks=2, seed=1)
 big = normal(shape=(1100, 1000))
@@ -31,16 +32,17 @@ capture out err tsr --backend=cpu --seed=42 run job.tsr -o out.h5
 # ---- datasets: exactly the small names ------------------------------------------------
 
 "$H5READ" out.h5 --list | sort >names.txt
-printf '%s\n' e f m n r s third v | sort >want_names.txt
+printf '%s\n' e f k m n r s third v | sort >want_names.txt
 cmp -s names.txt want_names.txt || fail "datasets are '$(tr '\n' ' ' <names.txt)', expected '$(tr '\n' ' ' <want_names.txt)'"
 
 # header NAME: the shape and dtype lines.
 header() { "$H5READ" out.h5 "$1" | sed -n '1,2p' | tr '\n' ' '; }
 vals() { "$H5READ" out.h5 "$1" | sed '1,2d'; }
 expect_eq "$(header n)" "shape: () dtype: float64 " "n's header"
-expect_eq "$(header s)" "shape: () dtype: float64 " "s's header"
+expect_eq "$(header s)" "shape: () dtype: int64 " "s's header"
 expect_eq "$(header v)" "shape: (5,) dtype: float64 " "v's header"
 expect_eq "$(header m)" "shape: (4, 3) dtype: float64 " "m's header"
+expect_eq "$(header k)" "shape: (4, 3) dtype: int64 " "k's header (NumPy's arange of ints)"
 expect_eq "$(header f)" "shape: (5,) dtype: float32 " "f's header"
 expect_eq "$(header r)" "shape: (3, 4) dtype: float64 " "r's header"
 expect_eq "$(header e)" "shape: (0, 3) dtype: float64 " "e's header"

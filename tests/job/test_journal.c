@@ -484,7 +484,7 @@ START_TEST(a_blob_round_trips_and_each_prefix_is_torn) {
     const tsr_result_item *a = &items.items[i], *c = &got.items[i];
     ck_assert_str_eq(c->name, a->name);
     ck_assert_int_eq(c->ndim, a->ndim);
-    ck_assert_int_eq(c->is_float32, a->is_float32);
+    ck_assert_int_eq(c->dtype, a->dtype);
     if (a->ndim) ck_assert_mem_eq(c->shape, a->shape, sizeof *a->shape * (size_t)a->ndim);
     size_t count = a->ndim ? (size_t)a->shape[0] : 1;
     ck_assert((c->data == NULL) == (a->data == NULL) && (c->ints == NULL) == (a->ints == NULL));

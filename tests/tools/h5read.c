@@ -31,7 +31,14 @@ static const char *type_name(hid_t type) {
   H5T_class_t cls = H5Tget_class(type);
   size_t size = H5Tget_size(type);
   if (cls == H5T_FLOAT) return size == 4 ? "float32" : size == 8 ? "float64" : "float";
-  if (cls == H5T_INTEGER) return H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int";
+  if (cls == H5T_INTEGER) {
+    static const char *const s[] = {"int8", "int16", "int32", "int64"}, *const u[] = {
+                                                                            "uint8", "uint16",
+                                                                            "uint32", "uint64"};
+    int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+    return H5Tget_sign(type) == H5T_SGN_NONE ? u[k] : s[k];
+  }
+  if (cls == H5T_ENUM && size == 1) return "bool";
   if (cls == H5T_STRING) return "string";
   return "other";
 }

@@ -75,7 +75,8 @@ static hid_t file_type(const char *t, int *is_float) {
   return -1;
 }
 
-/* Datasets load must refuse: a string, a compound and an enum. */
+/* Datasets load must refuse: a string, a compound and an enum other than
+ * h5py's bool (enum: FALSE = 0, TRUE = 1, which load reads as bool). */
 static hid_t bad_type(const char *t) {
   if (!strcmp(t, "str")) {
     hid_t s = H5Tcopy(H5T_C_S1);
@@ -93,6 +94,14 @@ static hid_t bad_type(const char *t) {
     signed char f = 0, tr = 1;
     H5Tenum_insert(e, "FALSE", &f);
     H5Tenum_insert(e, "TRUE", &tr);
+    return e;
+  }
+  if (!strcmp(t, "enum3")) { /* not h5py's bool */
+    hid_t e = H5Tenum_create(H5T_NATIVE_INT8);
+    signed char r = 0, g = 1, b = 2;
+    H5Tenum_insert(e, "RED", &r);
+    H5Tenum_insert(e, "GREEN", &g);
+    H5Tenum_insert(e, "BLUE", &b);
     return e;
   }
   return -1;

@@ -1,0 +1,179 @@
+/*
+ * ops_logic.c - NumPy's selection and comparison functions composed of the
+ * elementwise rows (kernel/ew_table.h), so they fuse into the same
+ * programs: where(condition, x, y), isclose, allclose, isin against a small
+ * constant set, nan_to_num. Their table lines are in ops.c.
+ */
+#include "eval/ops_logic.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "eval/ops_array.h"
+#include "kernel/dtype.h"
+#include "kernel/dtype_names.h"
+#include "util/error.h"
+
+static int given(const tsr_args *a, int i) { return a->given[i] && a->v[i].kind != V_NONE; }
+
+/* A Python number's type alone (NumPy's default types). */
+static tsr_dtype own_dtype(const tsr_value *v) {
+  return v->kind == V_ARRAY  ? v->arr->dtype
+         : v->kind == V_BOOL ? TSR_BOOL
+         : v->kind == V_INT  ? TSR_I64
+                             : TSR_F64;
+}
+
+/* where(condition, x, y): x where condition is true (nonzero, NaN too),
+ * else y; the three broadcast, the type is x's and y's promoted (a Python
+ * number is weak beside an array). */
+int tsr_b_where(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out) {
+  (void)def;
+  if (!a->given[1] || !a->given[2])
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
+                         "where(condition) with one argument (nonzero) is not supported: give "
+                         "where(condition, x, y)");
+  const tsr_value *x = &a->v[1], *y = &a->v[2];
+  tsr_dtype like = x->kind == V_ARRAY   ? x->arr->dtype
+                   : y->kind == V_ARRAY ? y->arr->dtype
+                                        : tsr_dtype_promote(own_dtype(x), own_dtype(y));
+  tsr_node *cond, *nx, *ny, *n;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_BOOL, &cond));
+  TSR_CHECK(tsr_weak_operand(c, x, a->at[1], like, EW_ADD, &nx));
+  TSR_CHECK(tsr_weak_operand(c, y, a->at[2], like, EW_ADD, &ny));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_where(cond, nx, ny, &n)));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* x as an array of floating type (NumPy's isclose computes in the type of
+ * y + 1.0): integers and bool as float64. */
+static int floating(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_node **out) {
+  TSR_CHECK(tsr_as_array(c, v, at, TSR_F64, out));
+  if (!tsr_dtype_is_float((*out)->dtype)) TSR_CHECK(tsr_node_astype(*out, TSR_F64, out));
+  return TSR_OK;
+}
+
+/* NumPy's isclose: where both are finite |a - b| <= atol + rtol * |b|,
+ * elsewhere a == b (equal infinities), and NaN with NaN when equal_nan. */
+static int isclose(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_node **out) {
+  double rtol = 1e-5, atol = 1e-8;
+  long long equal_nan = 0;
+  if (given(a, 2)) TSR_CHECK(tsr_arg_number(c, a, 2, "rtol", &rtol));
+  if (given(a, 3)) TSR_CHECK(tsr_arg_number(c, a, 3, "atol", &atol));
+  if (given(a, 4)) TSR_CHECK(tsr_arg_int(c, a, 4, "equal_nan", &equal_nan));
+  tsr_node *x, *y, *fx, *fy, *finite, *d, *tol, *ay, *near, *eq, *r;
+  TSR_CHECK(floating(c, &a->v[0], a->at[0], &x));
+  TSR_CHECK(floating(c, &a->v[1], a->at[1], &y));
+  int st = TSR_OK;
+  st = st ? st : tsr_node_unary(EW_ISFINITE, x, &fx);
+  st = st ? st : tsr_node_unary(EW_ISFINITE, y, &fy);
+  st = st ? st : tsr_node_binary(EW_LOGICAL_AND, fx, fy, &finite);
+  st = st ? st : tsr_node_binary(EW_SUB, x, y, &d);
+  st = st ? st : tsr_node_unary(EW_ABS, d, &d);
+  st = st ? st : tsr_node_unary(EW_ABS, y, &ay);
+  st = st ? st : tsr_node_op_number(EW_MUL, ay, rtol, &tol);
+  st = st ? st : tsr_number_op_node(EW_ADD, atol, tol, &tol);
+  st = st ? st : tsr_node_binary(EW_LESS_EQUAL, d, tol, &near);
+  st = st ? st : tsr_node_binary(EW_EQUAL, x, y, &eq);
+  st = st ? st : tsr_node_where(finite, near, eq, &r);
+  if (st == TSR_OK && equal_nan) {
+    tsr_node *nx, *ny, *both;
+    st = st ? st : tsr_node_unary(EW_ISNAN, x, &nx);
+    st = st ? st : tsr_node_unary(EW_ISNAN, y, &ny);
+    st = st ? st : tsr_node_binary(EW_LOGICAL_AND, nx, ny, &both);
+    st = st ? st : tsr_node_binary(EW_LOGICAL_OR, r, both, &r);
+  }
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  *out = r;
+  return TSR_OK;
+}
+
+int tsr_b_isclose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  tsr_node *r;
+  TSR_CHECK(isclose(c, call, a, &r));
+  if (def->code) { /* allclose: no element is not close (True for empty arrays) */
+    tsr_node *far, *count;
+    int st = tsr_node_unary(EW_LOGICAL_NOT, r, &far);
+    st = st ? st : tsr_node_reduce(RED_SUM, far, -1, 0, 0, &count);
+    st = st ? st : tsr_node_op_number(EW_EQUAL, count, 0.0, &r);
+    TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  }
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* isin(element, test_elements, invert=False) against a number or a tuple
+ * (list) of numbers: element == t0 | element == t1 | ... */
+int tsr_b_isin(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  (void)def;
+  long long invert = 0;
+  if (given(a, 2)) TSR_CHECK(tsr_arg_int(c, a, 2, "invert", &invert));
+  const tsr_value *t = &a->v[1];
+  int n = t->kind == V_TUPLE ? t->nitems : 1;
+  const tsr_value *items = t->kind == V_TUPLE ? t->items : t;
+  for (int i = 0; i < n; i++)
+    if (!tsr_value_is_number(&items[i]))
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_TYPE,
+                           "isin: test_elements must be a number or a tuple or list of numbers "
+                           "(a constant set), got %s",
+                           tsr_value_type_name(&items[i]));
+  tsr_node *x, *r = NULL;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  int st = TSR_OK;
+  if (n == 0) { /* nothing is in the empty set */
+    st = tsr_node_op_number(EW_NOT_EQUAL, x, NAN, &r);
+    st = st ? st : tsr_node_unary(EW_LOGICAL_NOT, r, &r);
+  }
+  for (int i = 0; i < n && st == TSR_OK; i++) {
+    tsr_node *s, *eq;
+    st = tsr_as_array(c, &items[i], a->at[1], TSR_F64, &s);
+    st = st ? st : tsr_node_binary(EW_EQUAL, x, s, &eq);
+    if (st == TSR_OK) st = r ? tsr_node_binary(EW_LOGICAL_OR, r, eq, &r) : (r = eq, TSR_OK);
+  }
+  if (st == TSR_OK && invert) st = tsr_node_unary(EW_LOGICAL_NOT, r, &r);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and
+ * +-inf replaced (by default with 0 and the type's largest finite values);
+ * integers and bool unchanged. */
+int tsr_b_nan_to_num(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                     tsr_value *out) {
+  (void)def;
+  tsr_node *x;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  if (!tsr_dtype_is_float(x->dtype)) {
+    tsr_set_array(out, x);
+    return TSR_OK;
+  }
+  double big = x->dtype == TSR_F32 ? FLT_MAX : DBL_MAX;
+  double nan = 0.0, posinf = big, neginf = -big;
+  if (given(a, 2)) TSR_CHECK(tsr_arg_number(c, a, 2, "nan", &nan));
+  if (given(a, 3)) TSR_CHECK(tsr_arg_number(c, a, 3, "posinf", &posinf));
+  if (given(a, 4)) TSR_CHECK(tsr_arg_number(c, a, 4, "neginf", &neginf));
+  tsr_node *isnan_, *ispos, *isneg, *vnan, *vpos, *vneg, *r;
+  int st = tsr_node_unary(EW_ISNAN, x, &isnan_);
+  st = st ? st : tsr_node_op_number(EW_EQUAL, x, INFINITY, &ispos);
+  st = st ? st : tsr_node_op_number(EW_EQUAL, x, -INFINITY, &isneg);
+  if (st == TSR_OK) {
+    tsr_grid g;
+    st = tsr_grid_init_regular(&g, 0, NULL, NULL);
+    st = st ? st : tsr_node_full(nan, &g, x->dtype, &vnan);
+    st = st ? st : tsr_node_full(posinf, &g, x->dtype, &vpos);
+    st = st ? st : tsr_node_full(neginf, &g, x->dtype, &vneg);
+    tsr_grid_free(&g);
+  }
+  st = st ? st : tsr_node_where(isneg, vneg, x, &r);
+  st = st ? st : tsr_node_where(ispos, vpos, r, &r);
+  st = st ? st : tsr_node_where(isnan_, vnan, r, &r);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
