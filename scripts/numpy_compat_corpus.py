@@ -39,6 +39,26 @@ INPUTS = [
 ]
 
 
+LOAD_DTYPES = ["float64", "float32", "int8", "int16", "int32", "int64",
+               "uint8", "uint16", "uint32", "uint64", "bool"]
+
+
+def write_data(path):
+    """The HDF5 file the load cases read (needs h5py)."""
+    import h5py
+    import numpy as np
+    a = np.arange(63).reshape(7, 9)
+    with h5py.File(path, "w") as f:
+        for d in LOAD_DTYPES:
+            if d == "bool":
+                v = a % 3 == 0
+            elif d.startswith("int"):
+                v = (a - 30).astype(d)
+            else:
+                v = a.astype(d)
+            f.create_dataset(d, data=v, chunks=(4, 4))
+
+
 class Case:
     def __init__(self, category, expr, np_expr=None, nout=1, check="value",
                  pred=None, check_dtype=True):
@@ -105,6 +125,8 @@ def cases():
         "np.full_like(A, 7, dtype='int32')",
         "np.zeros((0,), chunks=1)",
         "np.arange(0, chunks=1)",
+        "np.zeros(5)", "np.ones((3, 3))", "np.arange(12)",
+        "np.array([1.0, 2.0, 3.0])", "np.asarray([[1, 2], [3, 4]])", "np.array([True, False])",
         "np.linspace(0, 1, 0, chunks=1)",
     ]:
         c(k, e)
@@ -139,7 +161,12 @@ def cases():
         "I.astype('float32') + I.astype('int32')",
         "I.sum()", "I.astype('int32').sum()", "I.astype('uint8').sum()",
         "I.max()", "I2.min(axis=0)", "F.sum()", "F.mean()", "F.sum(axis=0)",
-        "FV.std()", "B + B2", "B * 2", "B + 1.5",
+        "FV.std()", "B + B2", "B * 2", "B + 1.5", "B + 1",
+        # NEP 50: Python scalars are weak, NumPy scalars and arrays are not
+        "I.astype('int8') * 2", "I.astype('uint8') * 2.5", "I.astype('int16') + 1.0",
+        "I.astype('float32') + 1.0", "I.astype('uint32') + I.astype('int32')",
+        "I.astype('uint64') + I", "F + np.float64(1)", "I.astype('int8') + np.int64(1)",
+        "F * np.float32(2)", "FV / 3", "FV // 1", "I.astype('uint16') // 3",
     ]:
         c(k, e)
 
@@ -399,6 +426,23 @@ def cases():
         ("da.random.randint(0, 5, size=(10,), chunks=5)", "(v >= 0) & (v <= 4)"),
     ]:
         c(k, e, check="meta", pred=p)
+
+    # ------------------------------------------------------------ load (HDF5)
+    # numpy_compat.py writes {DATA} (an HDF5 file, one (7, 9) dataset per
+    # dtype: the values of A, I2 for signed types) before the run; NumPy's
+    # side reads it with h5py through the same call.
+    k = "load"
+    for ds in LOAD_DTYPES:
+        c(k, "load('{DATA}', '%s', chunks=(3, 4))" % ds)
+    for e in [
+        "load('{DATA}', 'float64', chunks=(3, 4), dtype='float32')",
+        "load('{DATA}', 'int32', chunks=4, dtype='float64')",
+        "load('{DATA}', 'int64', chunks=(3, 4)).sum(axis=0)",
+        "load('{DATA}', 'uint8', chunks=(3, 4)) + 1",
+        "load('{DATA}', 'float32', chunks=(3, 4)).mean(axis=1)",
+        "load('{DATA}', 'int16', chunks=(3, 4)).astype('float64') / 2",
+    ]:
+        c(k, e)
 
     for i, cs in enumerate(out):
         cs.id = "c%04d" % (i + 1)
