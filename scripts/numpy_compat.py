@@ -25,6 +25,7 @@ usage: /usr/bin/python3 scripts/numpy_compat.py [--tessera PATH]
            [--keep DIR] [--timeout S]
 """
 import argparse
+import errno
 import os
 import re
 import shutil
@@ -196,12 +197,18 @@ class Runner:
         if os.path.exists(out):
             os.remove(out)
         self.runs += 1
-        try:
-            p = subprocess.run([self.tessera, "run", job, "-o", out, "-q",
-                                "--overwrite"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            return None, "timeout after %g s" % self.timeout, None
+        for wait in range(31):  # a binary being rebuilt: wait up to 30 s
+            try:
+                p = subprocess.run([self.tessera, "run", job, "-o", out, "-q",
+                                    "--overwrite"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, timeout=self.timeout)
+                break
+            except subprocess.TimeoutExpired:
+                return None, "timeout after %g s" % self.timeout, None
+            except OSError as e:
+                if e.errno not in (errno.ENOENT, errno.ETXTBSY) or wait == 30:
+                    return None, "cannot run %s: %s" % (self.tessera, e), None
+                time.sleep(1)
         err = p.stderr.decode("utf-8", "replace")
         if p.returncode != 0:
             m = re.search(re.escape(os.path.basename(job)) + r":(\d+):\d+: (.*)", err)
@@ -304,7 +311,7 @@ def main():
                     help="exit 1 if the agreement is below P percent")
     ap.add_argument("--quiet", action="store_true", help="print only FAIL lines and summaries")
     ap.add_argument("--keep", metavar="DIR", default=None, help="keep the job and results files in DIR")
-    ap.add_argument("--timeout", metavar="S", type=float, default=60, help="seconds per tessera run (60)")
+    ap.add_argument("--timeout", metavar="S", type=float, default=20, help="seconds per tessera run (20)")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     a = ap.parse_args()
 

@@ -167,6 +167,11 @@ def cases():
         "I.astype('float32') + 1.0", "I.astype('uint32') + I.astype('int32')",
         "I.astype('uint64') + I", "F + np.float64(1)", "I.astype('int8') + np.int64(1)",
         "F * np.float32(2)", "FV / 3", "FV // 1", "I.astype('uint16') // 3",
+        # integer wraparound, division by zero, bool reductions, dtype=
+        "I.astype('uint8') - 5", "I.astype('int8') * 100", "I2 // 0", "I2 % 0",
+        "I / J[0]", "np.sum(B)", "B.mean()", "np.mean(B, axis=0)", "np.max(B)",
+        "np.min(B, axis=1)", "A.sum(dtype='float32')", "np.mean(F, dtype='float64')",
+        "np.sum(I2, axis=0, dtype='int32')", "np.var(F, axis=0)", "np.abs(I.astype('int8') - 10)",
     ]:
         c(k, e)
 
