@@ -7,8 +7,8 @@ one job file per category; the job assigns each case to a name (c0001, ...)
 and `tessera run JOB -o results.h5` writes them; the results are read back
 with h5py.  When a batch fails with an error that names a line, the case (or
 input) on that line is marked FAIL and the batch is run again without it; an
-error without a line (a crash, a runtime error, a timeout) falls back to
-running that batch's cases one by one.
+error without a line (a crash, a runtime error, a timeout) splits the batch
+in halves, again and again, until each failing case has run alone.
 
 Comparison: shapes must be equal, dtypes must have the same name, values must
 agree: exactly for integers and booleans, within rtol 1e-12 (float64) or 1e-5
@@ -286,12 +286,15 @@ def run_batch(runner, tag, cases, inputs_used, input_defs, results):
                 results[owner] = ("error", None, err)
                 pending = [c for c in pending if c.id != owner]
             continue
-        # no line: one by one (unless already alone)
+        # no line (a runtime error, a crash, a timeout): split the batch in
+        # halves until every failing case runs alone (so that no case hides
+        # another; cheaper than one by one when few fail)
         if len(pending) == 1:
             results[pending[0].id] = ("error", None, err)
             return
-        for c in pending:
-            run_batch(runner, tag + "_" + c.id, [c], inputs_used, input_defs, results)
+        h = len(pending) // 2
+        run_batch(runner, tag + "a", pending[:h], inputs_used, input_defs, results)
+        run_batch(runner, tag + "b", pending[h:], inputs_used, input_defs, results)
         return
 
 
