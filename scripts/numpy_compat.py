@@ -202,6 +202,12 @@ class Runner:
                 p = subprocess.run([self.tessera, "run", job, "-o", out, "-q",
                                     "--overwrite"], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, timeout=self.timeout)
+                relinking = p.returncode in (126, 127) and (
+                    b"error while loading shared libraries" in p.stderr or
+                    b"No such file or directory" in p.stderr)
+                if relinking and wait < 30:
+                    time.sleep(1)  # libtool's .libs/ is being relinked
+                    continue
                 break
             except subprocess.TimeoutExpired:
                 return None, "timeout after %g s" % self.timeout, None
