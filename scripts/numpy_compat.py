@@ -370,6 +370,17 @@ def main():
         except Exception as e:  # a corpus bug: reported, counted as failure
             results[c.id] = ("error", None, "corpus: NumPy raised %s: %s" % (type(e).__name__, e))
 
+    try:  # which build answered (it may be rebuilt while this runs)
+        info = subprocess.run([runner.tessera, "info"], capture_output=True,
+                              timeout=a.timeout).stdout.decode("utf-8", "replace")
+        ver = info.splitlines()[0] if info else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        ver = "?"
+    print("tessera: %s (%s, %s); numpy %s; %d cases" % (
+        a.tessera, ver, time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(
+            os.path.getmtime(runner.tessera))) if os.path.exists(runner.tessera) else "?",
+        np.__version__, len(cases)))
+    sys.stdout.flush()
     # tessera side: one batch per category
     cats = []
     for c in cases:
