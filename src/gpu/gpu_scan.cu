@@ -1,18 +1,15 @@
 /*
  * gpu_scan.cu - the CUDA backend's scan ops (backend.h: scan, scan_carry)
  * with the shared scalar tsr_ew_binary (kernel/ew_scalar.h). A chunk of
- * one line (a 1-d chunk, or a flattened scan) is scanned by CUB's
- * DeviceScan (a decoupled look-back scan: its order of combination is fixed
- * by the length, so a chunk gives the same bits on every call); chunks of
- * many lines run one thread per line, sequentially along the axis, with
- * consecutive threads on consecutive inner values (coalesced). Everything
- * runs on the calling thread's stream and is complete on return.
+ * one line (a 1-d chunk, or a flattened scan) is scanned in tiles combined
+ * in a fixed order (scan_one_line), so a chunk gives the same bits on every
+ * call; chunks of many lines run one thread per line, sequentially along
+ * the axis, consecutive threads on consecutive inner values (coalesced).
+ * Everything runs on the calling thread's stream and is complete on return.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
-
-#include <cub/device/device_scan.cuh>
 
 extern "C" {
 #include "util/error.h"
@@ -38,13 +35,6 @@ static int finish(const char *what) {
   return TSR_OK;
 }
 
-struct scan_op {
-  int op;
-  __host__ __device__ double operator()(double x, double y) const {
-    return tsr_ew_binary(op, x, y);
-  }
-};
-
 __global__ static void nan_kernel(long long n, double *a, double identity) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -66,31 +56,68 @@ __global__ static void lines_kernel(long long outer, long long len, long long in
   }
 }
 
-/* One line of n values by CUB, through a scratch copy of the output. */
+/* One line of n values in three fixed steps (CUB's DeviceScan combines
+ * its look-back in an order that depends on timing, so its float results
+ * vary from run to run): each tile of TILE values is scanned by its block,
+ * every thread over ITEMS consecutive values, the threads' totals combined
+ * in thread order; one thread scans the tiles' totals in tile order; each
+ * tile after the first then gets the prefix of the tiles before it. */
+#define ITEMS 16
+#define TILE (THREADS * ITEMS)
+
+__global__ static void tile_kernel(long long n, double *a, int op, double *agg) {
+  __shared__ double tot[THREADS];
+  long long lo = (long long)blockIdx.x * TILE + (long long)threadIdx.x * ITEMS;
+  long long hi = lo + ITEMS < n ? lo + ITEMS : n;
+  double acc = 0.0;
+  for (long long e = lo; e < hi; e++) a[e] = acc = e > lo ? tsr_ew_binary(op, acc, a[e]) : a[e];
+  tot[threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) { /* exclusive prefixes of the threads, in order */
+    double run = tot[0];
+    int used = (int)((n - (long long)blockIdx.x * TILE + ITEMS - 1) / ITEMS);
+    if (used > THREADS) used = THREADS;
+    for (int t = 1; t < used; t++) {
+      double here = tot[t];
+      tot[t] = run;
+      run = tsr_ew_binary(op, run, here);
+    }
+    agg[blockIdx.x] = run;
+  }
+  __syncthreads();
+  if (threadIdx.x > 0)
+    for (long long e = lo; e < hi; e++) a[e] = tsr_ew_binary(op, tot[threadIdx.x], a[e]);
+}
+
+__global__ static void tiles_scan_kernel(long long tiles, double *agg, int op) {
+  for (long long t = 1; t < tiles; t++) agg[t] = tsr_ew_binary(op, agg[t - 1], agg[t]);
+}
+
+__global__ static void tile_carry_kernel(long long n, double *a, int op, const double *agg) {
+  for (long long e = TILE + (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+       e += (long long)gridDim.x * blockDim.x)
+    a[e] = tsr_ew_binary(op, agg[e / TILE - 1], a[e]);
+}
+
 static int scan_one_line(long long n, double *a, int op) {
-  double *out = NULL, *tmp = NULL;
-  size_t tmp_bytes = 0;
-  scan_op f = {op};
-  int st = CUDA_STATUS(
-      cub::DeviceScan::InclusiveScan(NULL, tmp_bytes, a, a, f, (int)n, cudaStreamPerThread));
-  if (st == TSR_OK) st = tsr_gpu_alloc(sizeof(double) * (size_t)n, &out);
-  if (st == TSR_OK) st = tsr_gpu_alloc(tmp_bytes ? tmp_bytes : 8, &tmp);
-  if (st == TSR_OK)
-    st = CUDA_STATUS(
-        cub::DeviceScan::InclusiveScan(tmp, tmp_bytes, a, out, f, (int)n, cudaStreamPerThread));
-  if (st == TSR_OK)
-    st = CUDA_STATUS(cudaMemcpyAsync(a, out, sizeof(double) * (size_t)n, cudaMemcpyDeviceToDevice,
-                                     cudaStreamPerThread));
-  if (st == TSR_OK) st = finish("scan");
-  tsr_gpu_release(tmp);
-  tsr_gpu_release(out);
+  long long tiles = (n + TILE - 1) / TILE;
+  double *agg = NULL;
+  if (tiles > INT_MAX) return TSR_ERROR(TSR_ERR_BACKEND, "GPU scan of %lld values: too many", n);
+  TSR_CHECK(tsr_gpu_alloc(sizeof(double) * (size_t)tiles, &agg));
+  tile_kernel<<<(unsigned)tiles, THREADS, 0, cudaStreamPerThread>>>(n, a, op, agg);
+  if (tiles > 1) {
+    tiles_scan_kernel<<<1, 1, 0, cudaStreamPerThread>>>(tiles, agg, op);
+    tile_carry_kernel<<<blocks_for(n - TILE), THREADS, 0, cudaStreamPerThread>>>(n, a, op, agg);
+  }
+  int st = finish("scan");
+  tsr_gpu_release(agg);
   return st;
 }
 
 extern "C" int tsr_gpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                             double identity, int nan) {
   tsr_gpu_bind_device();
-  if (outer == 1 && inner == 1 && len > 1 && len < INT_MAX) {
+  if (outer == 1 && inner == 1 && len > 1) {
     if (nan) nan_kernel<<<blocks_for(len), THREADS, 0, cudaStreamPerThread>>>(len, a, identity);
     return scan_one_line(len, a, op);
   }
