@@ -292,3 +292,23 @@ int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const do
   dense_done("qr", t0);
   return st;
 }
+
+int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
+                int op, double identity, int nan) {
+  BE_NEED(be, scan);
+  if (outer <= 0 || len <= 0 || inner <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->scan(outer, len, inner, a, op, identity, nan);
+  dense_done("scan", t0);
+  return st;
+}
+
+int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
+                      double *a, int op, const double *carry, int dtype) {
+  BE_NEED(be, scan_carry);
+  if (outer <= 0 || len <= 0 || inner <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->scan_carry(outer, len, inner, a, op, carry, dtype);
+  dense_done("scan_carry", t0);
+  return st;
+}

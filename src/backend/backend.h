@@ -82,8 +82,8 @@ typedef struct tsr_colmax {
 
 /* One row block of a GLM data pass (glm_pass below). */
 typedef struct tsr_glm_block {
-  const double *x;    /* rows x p, row-major, in backend memory */
-  const double *y;    /* rows responses, in backend memory */
+  const double *x; /* rows x p, row-major, in backend memory */
+  const double *y; /* rows responses, in backend memory */
   int64_t rows;
   const double *beta; /* host memory: nbeta points of p coefficients, then the intercept */
   double *out;        /* host memory: nbeta results of tsr_glm_out_len(p, what) values */
@@ -100,7 +100,10 @@ enum { TSR_GLM_LOSS, TSR_GLM_GRAD, TSR_GLM_HESS, TSR_GLM_CHECK };
 
 static inline int64_t tsr_glm_out_len(int64_t p, int what) {
   int64_t q = p + 1;
-  return what == TSR_GLM_CHECK ? 2 : what == TSR_GLM_LOSS ? 1 : what == TSR_GLM_GRAD ? 1 + q : 1 + q + q * q;
+  return what == TSR_GLM_CHECK  ? 2
+         : what == TSR_GLM_LOSS ? 1
+         : what == TSR_GLM_GRAD ? 1 + q
+                                : 1 + q + q * q;
 }
 
 /* nbeta points per block (a lambda path's fits in one read of X): point j
@@ -212,6 +215,19 @@ typedef struct tsr_backend_ops {
    * whichever rank or thread computes it and whatever else is in the pass.
    * Called from one thread at a time. */
   int (*glm_pass)(const tsr_glm_pass *pass);
+  /* Scans (exec/scan.c), in place on a (outer x len x inner, compact, in
+   * backend memory), along its middle axis, with the shared scalar
+   * tsr_ew_binary(op, ., .) (kernel/ew_scalar.h); each line in order, so the
+   * same chunk gives the same bits on every call and rank.
+   * scan: a[o, l, i] = a[o, l-1, i] op a[o, l, i] for l = 1 .. len-1, a NaN
+   *   read as identity first when nan is set.
+   * scan_carry: a[o, l, i] = a[o, l, i] op carry[o, i] (carry: outer x
+   *   inner values in host memory; NULL: none), then each value cast to
+   *   dtype (tsr_dtype_cast). */
+  int (*scan)(int64_t outer, int64_t len, int64_t inner, double *a, int op, double identity,
+              int nan);
+  int (*scan_carry)(int64_t outer, int64_t len, int64_t inner, double *a, int op,
+                    const double *carry, int dtype);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -299,6 +315,10 @@ int tsr_be_has_qr_deferred(const tsr_backend_ops *be);
 int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
                        double *r, double *c, int *has_c);
 int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass);
+int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
+                int op, double identity, int nan);
+int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
+                      double *a, int op, const double *carry, int dtype);
 
 /* Values copied between backend memory and host memory since setup, by
  * download and upload (both 0 for backends whose memory is host memory:

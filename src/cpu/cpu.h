@@ -20,6 +20,11 @@ int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, d
 int tsr_cpu_axpy(size_t n, const double *x, double *y);
 int tsr_cpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
 int tsr_cpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
+/* The scans (cpu_scan.c). */
+int tsr_cpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, double identity,
+                 int nan);
+int tsr_cpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
+                       const double *carry, int dtype);
 /* The GLM data pass (cpu_glm.c). */
 int tsr_cpu_glm_pass(const tsr_glm_pass *pass);
 /* Sets OpenBLAS to one thread, once (parallelism is over blocks). */

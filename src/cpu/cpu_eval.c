@@ -378,4 +378,6 @@ const tsr_backend_ops tsr_cpu_backend = {
     .col_absmax = tsr_cpu_col_absmax,
     .scale_cols = tsr_cpu_scale_cols,
     .glm_pass = tsr_cpu_glm_pass,
+    .scan = tsr_cpu_scan,
+    .scan_carry = tsr_cpu_scan_carry,
 };

@@ -477,9 +477,9 @@ static int eval_attr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   if (tsr_op_find(e->str, 1))
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_TYPE, "'%s' is a method: call it, e.g. x.%s()",
                          e->str, e->str);
-  static const char *const attrs[] = {"shape", "chunks", "ndim",    "size", "dtype",
-                                      "sum",   "mean",   "min",     "max",  "std",
-                                      "var",   "astype", "rechunk", "T",    "dot"};
+  static const char *const attrs[] = {"shape",   "chunks", "ndim", "size",   "dtype",  "sum",
+                                      "mean",    "min",    "max",  "std",    "var",    "astype",
+                                      "rechunk", "T",      "dot",  "cumsum", "cumprod"};
   const char *near = tsr_nearest_name(e->str, attrs, (int)(sizeof attrs / sizeof *attrs));
   if (near)
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_NAME,

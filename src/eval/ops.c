@@ -14,6 +14,7 @@
 #include "eval/ops_random.h"
 #include "eval/ops_stats.h"
 #include "eval/ops_logic.h"
+#include "eval/ops_scan.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -116,6 +117,16 @@ const tsr_op_def tsr_ops[] = {
     {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL},
     {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
      "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL},
+    {"cumsum", OPK_ARRAY, SCAN_CUMSUM, {"a", "axis", "dtype", NULL}, 3, 1, 1, tsr_b_scan,
+     "cumsum(a, axis=None, dtype=None), x.cumsum(axis=None): running sum along axis (None: flattened in C order); bool and integers give int64 (uint64)", NULL},
+    {"cumprod", OPK_ARRAY, SCAN_CUMPROD, {"a", "axis", "dtype", NULL}, 3, 1, 1, tsr_b_scan,
+     "cumprod(a, axis=None, dtype=None), x.cumprod(axis=None): running product along axis (None: flattened)", NULL},
+    {"nancumsum", OPK_ARRAY, SCAN_NANCUMSUM, {"a", "axis", "dtype", NULL}, 3, 1, 0, tsr_b_scan,
+     "nancumsum(a, axis=None, dtype=None): cumsum with NaN as 0", NULL},
+    {"nancumprod", OPK_ARRAY, SCAN_NANCUMPROD, {"a", "axis", "dtype", NULL}, 3, 1, 0, tsr_b_scan,
+     "nancumprod(a, axis=None, dtype=None): cumprod with NaN as 1", NULL},
+    {"diff", OPK_ARRAY, 0, {"a", "n", "axis", NULL}, 3, 1, 0, tsr_b_diff,
+     "diff(a, n=1, axis=-1): a[1:] - a[:-1] along axis, n times (bool: !=)", NULL},
     {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, tsr_b_astype, "x.astype(dtype)", NULL},
     {"rechunk", OPK_ARRAY, 0, {"x", "chunks", NULL}, 2, 2, 1, tsr_b_rechunk,
      "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL},

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernel/dtype.h"
+#include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
 #include "util/error.h"
@@ -308,4 +309,25 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
   }
   free(all);
   return TSR_OK;
+}
+
+int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o) {
+  int64_t total = tsr_grid_count(&o->grid), n = 0;
+  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(total / ex->size + 1));
+  double **bufs = calloc((size_t)(total / ex->size + 1), sizeof(double *));
+  int st = ids && bufs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size, n++) {
+    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM],
+        cnt = tsr_grid_chunk_at(&o->grid, c, start, extent);
+    ids[n] = c;
+    bufs[n] = malloc(sizeof(double) * (size_t)(cnt + 1));
+    st = bufs[n] ? tsr_be_download(ex->be, o->held[c], bufs[n], (size_t)cnt)
+                 : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
+  }
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = tsr_exec_replicate(ex, o, ids, n, bufs);
+  for (int64_t i = 0; bufs && i < n; i++) free(bufs[i]);
+  free(ids), free(bufs);
+  tsr_node_release_held(o);
+  return st;
 }

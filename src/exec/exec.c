@@ -164,11 +164,20 @@ static void human_bytes(double b, char *buf, size_t n) {
 
 /* What a held node is, for errors: persist(NAME) or the operation. */
 static void held_name(const tsr_node *n, char *buf, size_t len) {
-  static const char *la[] = {"a transpose", "a matrix product", "q of qr",  "r of qr",
-                             "u of svd",    "s of svd",         "vt of svd"};
+  static const char *la[] = {[LA_TRANSPOSE] = "a transpose",
+                             [LA_MATMUL] = "a matrix product",
+                             [LA_QR_Q] = "q of qr",
+                             [LA_QR_R] = "r of qr",
+                             [LA_SVD_U] = "u of svd",
+                             [LA_SVD_S] = "s of svd",
+                             [LA_SVD_VT] = "vt of svd",
+                             [LA_GLM_COEF] = "the coefficients of a fit",
+                             [LA_GLM_INTERCEPT] = "the intercept of a fit"};
   int64_t rows = n->grid.shape[0], cols = n->grid.ndim > 1 ? n->grid.shape[1] : 1;
   if (n->kind == N_PERSIST)
     snprintf(buf, len, "%s", n->label[0] ? n->label : "persist()");
+  else if (n->kind == N_SCAN)
+    snprintf(buf, len, "a %s", tsr_scan_name(n));
   else
     snprintf(buf, len, "%s", la[n->op]);
   size_t used = strlen(buf);
@@ -260,7 +269,7 @@ int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g) {
 int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
-  if (n->kind == N_PERSIST) TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
+  if (n->kind == N_PERSIST || n->kind == N_SCAN) TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
   return check_hold(ex, n);
 }
 

@@ -97,4 +97,8 @@ int tsr_exec_take_chunks(void *chunks, int64_t n, const int64_t *ids, double **b
 int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t n,
                        double *const *bufs);
 
+/* Held node o's chunks gathered into o->value on every rank (--no-fuse
+ * reads only replicated values); the held chunks are released. Collective. */
+int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o);
+
 #endif

@@ -280,6 +280,8 @@ static const char *node_label(const tsr_node *n) {
     return tsr_red_name(n->op);
   case N_LINALG:
     return "linalg";
+  case N_SCAN:
+    return tsr_scan_name(n);
   default:
     return "operation";
   }

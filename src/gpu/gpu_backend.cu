@@ -119,4 +119,6 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .scale_cols = tsr_gpu_scale_cols,
     .qr_deferred = tsr_gpu_qr_deferred,
     .glm_pass = tsr_gpu_glm_pass,
+    .scan = tsr_gpu_scan,
+    .scan_carry = tsr_gpu_scan_carry,
 };

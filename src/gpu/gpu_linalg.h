@@ -34,6 +34,11 @@ int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, d
 int tsr_gpu_axpy(size_t n, const double *x, double *y);
 int tsr_gpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_colmax *out);
 int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double *f);
+/* The scans (gpu_scan.cu). */
+int tsr_gpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, double identity,
+                 int nan);
+int tsr_gpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
+                       const double *carry, int dtype);
 /* One data pass of a GLM fit over row blocks (gpu_glm.cu). */
 int tsr_gpu_glm_pass(const tsr_glm_pass *pass);
 /* Zeros the strict upper triangle (row < column) of the column-major rows x

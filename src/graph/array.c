@@ -355,8 +355,70 @@ const char *tsr_red_name(int kind) {
 }
 
 int tsr_node_kept(const tsr_node *n) {
-  if (n->kind == N_PERSIST) return 1;
+  if (n->kind == N_PERSIST || n->kind == N_SCAN) return 1;
   return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
+}
+
+/* ---- scans ----------------------------------------------------------------- */
+
+const char *tsr_scan_name(const tsr_node *n) {
+  if (n->op == EW_MUL) return n->b != 0 ? "nancumprod" : "cumprod";
+  return n->b != 0 ? "nancumsum" : "cumsum";
+}
+
+/* x flattened: x with one chunk on every axis but the first (*flat), and
+ * the 1-d grid whose chunk c holds chunk c of *flat in C order. */
+static int flat_grids(tsr_node *x, tsr_node **flat, tsr_grid *out) {
+  const tsr_grid *g = &x->grid;
+  int64_t rest = 1, n0 = g->ndim ? g->nchunks[0] : 1, len = tsr_node_size(x);
+  for (int a = 1; a < g->ndim; a++) rest *= g->shape[a];
+  *flat = x;
+  if (g->ndim > 1) {
+    tsr_grid rg;
+    int64_t whole[TSR_MAXDIM], nsizes[TSR_MAXDIM];
+    const int64_t *sizes[TSR_MAXDIM];
+    for (int a = 0; a < g->ndim; a++) {
+      whole[a] = g->shape[a];
+      sizes[a] = a ? &whole[a] : g->sizes[0];
+      nsizes[a] = a ? 1 : g->nchunks[0];
+    }
+    TSR_CHECK(tsr_grid_init_lists(&rg, g->ndim, g->shape, sizes, nsizes));
+    int st = tsr_node_rechunk(x, &rg, flat);
+    tsr_grid_free(&rg);
+    TSR_CHECK(st);
+  }
+  int64_t *sz = malloc(sizeof(int64_t) * (size_t)n0);
+  if (!sz) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  for (int64_t i = 0; i < n0; i++) sz[i] = g->ndim ? g->sizes[0][i] * rest : 1;
+  const int64_t *lists[1] = {sz};
+  int st = tsr_grid_init_lists(out, 1, &len, lists, &n0);
+  free(sz);
+  return st;
+}
+
+int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_dtype dt,
+                  tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_SCAN, op, dt);
+  p.a = identity;
+  p.b = nan ? 1 : 0;
+  p.axis = axis;
+  if (axis < 0 && x->grid.ndim == 1) p.axis = 0;
+  if (tsr_node_size(x) == 0) { /* nothing to scan: an empty result */
+    tsr_grid g;
+    int64_t zero = 0, one = 1;
+    int st = p.axis < 0 ? tsr_grid_init_regular(&g, 1, &zero, &one) : tsr_grid_copy(&g, &x->grid);
+    if (st == TSR_OK) st = tsr_node_full(0.0, &g, dt, out);
+    tsr_grid_free(&g);
+    return st;
+  }
+  if (p.axis >= 0) {
+    p.in[0] = x;
+    TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
+  } else {
+    TSR_CHECK(flat_grids(x, &p.in[0], &p.grid));
+  }
+  return node_intern(&p, out);
 }
 
 int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out) {

@@ -32,8 +32,16 @@ typedef enum tsr_node_kind {
   N_LOAD,    /* an HDF5 dataset, read chunk by chunk as hyperslabs (stage.h) */
   N_RECHUNK, /* in[0]'s values on another chunk grid: pieces move between owners */
   N_LINALG,  /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
-  N_PERSIST  /* in[0]'s values, evaluated once and held (below) until the job ends */
+  N_PERSIST, /* in[0]'s values, evaluated once and held (below) until the job ends */
+  N_SCAN     /* cumulative op along an axis (below): computed whole, held like N_PERSIST */
 } tsr_node_kind;
+
+/* Scans (N_SCAN, dask's cumreduction): op is the elementwise binary function
+ * (EW_ADD: cumsum, EW_MUL: cumprod), a its identity, b 1 when NaN counts as
+ * the identity (nancumsum). axis is the scanned axis of in[0], or -1: in[0]
+ * flattened in C order, in[0] then having chunks that span every axis but
+ * the first, so that its chunk c is chunk c of the 1-d result. Computed by
+ * exec/scan.c before the programs that read it. */
 
 /* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
  * programs that read them, like reductions. a: k of svd(x, k=) (0: all). */
@@ -114,6 +122,13 @@ int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid 
 /* Whether n's chunks are kept on their owners once computed (persisted
  * arrays, the row blocks of Q and U, the chunks of products). */
 int tsr_node_kept(const tsr_node *n);
+
+/* A scan of x (see N_SCAN) along axis (-1: flattened, the result 1-d)
+ * with result dtype dt; an empty x gives zeros of the result's shape. */
+int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_dtype dt,
+                  tsr_node **out);
+/* A scan's NumPy name (cumsum, nancumprod ...). */
+const char *tsr_scan_name(const tsr_node *n);
 
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */

@@ -1,11 +1,12 @@
 /*
  * compute.c - the "compute what first" walk (compute.h): depth first over a
  * node's inputs, stopping at values already computed or held; reductions and
- * persisted arrays go to the executor, linear-algebra results to linalg/,
+ * persisted arrays and scans go to the executor, linear-algebra results to linalg/,
  * and the rest is evaluated by whoever reads it.
  */
 #include "job/compute.h"
 
+#include "exec/scan.h"
 #include "linalg/linalg.h"
 #include "mpi/agree.h"
 #include "util/error.h"
@@ -17,6 +18,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_REDUCE) return tsr_exec_reduce(ex, n);
   if (n->kind == N_LINALG && !tsr_linalg_is_view(n)) return tsr_agree(tsr_linalg_compute(ex, n));
   if (n->kind == N_PERSIST && tsr_exec_holds(ex, n)) return tsr_exec_persist(ex, n);
+  if (n->kind == N_SCAN) return tsr_exec_scan(ex, n);
   return TSR_OK;
 }
 

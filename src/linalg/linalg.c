@@ -77,34 +77,11 @@ static int hold_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
   return o->dtype == TSR_F32 ? round_chunks(ex, o, chunks) : TSR_OK;
 }
 
-/* o's held chunks gathered into o->value on every rank (--no-fuse reads
- * only replicated values); the held chunks are released. Collective. */
-static int gather_held(tsr_exec *ex, tsr_node *o) {
-  int64_t total = tsr_grid_count(&o->grid), n = 0;
-  int64_t *ids = malloc(sizeof(int64_t) * (size_t)(total / ex->size + 1));
-  double **bufs = calloc((size_t)(total / ex->size + 1), sizeof(double *));
-  int st = ids && bufs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
-  for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size, n++) {
-    int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM],
-        cnt = tsr_grid_chunk_at(&o->grid, c, start, extent);
-    ids[n] = c;
-    bufs[n] = malloc(sizeof(double) * (size_t)(cnt + 1));
-    st = bufs[n] ? tsr_be_download(ex->be, o->held[c], bufs[n], (size_t)cnt)
-                 : TSR_ERROR(TSR_ERR_MEMORY, "out of memory gathering a result");
-  }
-  st = tsr_agree(st);
-  if (st == TSR_OK) st = tsr_exec_replicate(ex, o, ids, n, bufs);
-  for (int64_t i = 0; bufs && i < n; i++) free(bufs[i]);
-  free(ids), free(bufs);
-  tsr_node_release_held(o);
-  return st;
-}
-
 /* The result chunks of o (chunks[c] on the owner of chunk c) kept where they
  * are, or gathered with --no-fuse. Collective. */
 static int finish_chunks(tsr_exec *ex, tsr_node *o, double **chunks) {
   TSR_CHECK(hold_chunks(ex, o, chunks));
-  return ex->no_fuse ? gather_held(ex, o) : TSR_OK;
+  return ex->no_fuse ? tsr_exec_gather_held(ex, o) : TSR_OK;
 }
 
 /* ---- qr / svd ------------------------------------------------------------ */

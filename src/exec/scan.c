@@ -1,0 +1,155 @@
+/*
+ * scan.c - scans computed whole and kept distributed (scan.h). A chunk is
+ * seen as (outer x len x inner) around the scanned axis: the lines along
+ * the axis are scanned by the backend, and the carry of a chunk is one
+ * cross-section (outer x inner), the combination of the last lines of the
+ * chunks before it along the axis, taken in chunk order on the owner.
+ */
+#include "exec/scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/stage.h"
+#include "kernel/ew_scalar.h"
+#include "mpi/agree.h"
+#include "mpi/comm.h"
+#include "util/error.h"
+
+/* Chunk c of n as (outer, len, inner) around the scanned axis; returns its
+ * elements. A flattened scan (axis -1) has a 1-d grid. */
+static int64_t chunk_lines(const tsr_node *n, int64_t c, int64_t *outer, int64_t *len,
+                           int64_t *inner, int64_t *idx) {
+  int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  const tsr_grid *g = &n->grid;
+  int64_t cnt = tsr_grid_chunk_at(g, c, start, extent);
+  int axis = n->axis < 0 ? 0 : n->axis;
+  tsr_grid_unravel(g, c, idx);
+  *outer = *inner = 1;
+  for (int a = 0; a < g->ndim; a++) {
+    if (a < axis) *outer *= extent[a];
+    if (a > axis) *inner *= extent[a];
+  }
+  *len = extent[axis];
+  return cnt;
+}
+
+/* This rank's chunks scanned in place, and their last lines packed as
+ * records (chunk id, outer x inner values) into *send. */
+static int scan_local(tsr_exec *ex, tsr_node *n, double **chunks, char **send, size_t *bytes) {
+  const tsr_grid *g = &n->grid;
+  int64_t total = tsr_grid_count(g), idx[TSR_MAXDIM];
+  size_t cap = 0;
+  for (int64_t c = ex->rank; c < total; c += ex->size) {
+    int64_t o, l, i;
+    chunk_lines(n, c, &o, &l, &i, idx);
+    cap += sizeof(int64_t) + sizeof(double) * (size_t)(o * i);
+  }
+  *bytes = 0;
+  *send = malloc(cap + 1);
+  if (!*send) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a scan's totals");
+  for (int64_t c = ex->rank; c < total; c += ex->size) {
+    int64_t o, l, i;
+    chunk_lines(n, c, &o, &l, &i, idx);
+    TSR_CHECK(tsr_be_scan(ex->be, o, l, i, chunks[c], n->op, n->a, n->b != 0));
+    double *last;
+    TSR_CHECK(tsr_be_alloc(ex->be, (size_t)(o * i), &last));
+    int st = tsr_be_copy2d(ex->be, o, i, chunks[c] + (l - 1) * i, l * i, last, i);
+    memcpy(*send + *bytes, &c, sizeof c);
+    if (st == TSR_OK)
+      st = tsr_be_download(ex->be, last, (double *)(*send + *bytes + sizeof c), (size_t)(o * i));
+    tsr_be_release(ex->be, last);
+    TSR_CHECK(st);
+    *bytes += sizeof c + sizeof(double) * (size_t)(o * i);
+  }
+  return TSR_OK;
+}
+
+/* Every chunk's last line, allgathered: totals[c] points into *all (the
+ * records' values follow an 8-byte id in a malloc'ed buffer: aligned). */
+static int gather_totals(tsr_exec *ex, const tsr_node *n, const char *send, size_t bytes,
+                         char **all, const double **totals) {
+  size_t *counts, sum = 0;
+  double t0 = tsr_comm_time();
+  int st = tsr_comm_allgather_bytes(send, bytes, all, &counts);
+  for (int q = 0; st == TSR_OK && q < ex->size; q++) sum += counts[q];
+  tsr_exec_comm_done(ex, "allgather scan totals", t0, st == TSR_OK ? (double)(bytes + sum) : 0.0);
+  TSR_CHECK(st);
+  free(counts);
+  for (size_t off = 0; off < sum;) {
+    int64_t id, o, l, i, idx[TSR_MAXDIM];
+    memcpy(&id, *all + off, sizeof id);
+    chunk_lines(n, id, &o, &l, &i, idx);
+    totals[id] = (const double *)(*all + off + sizeof id);
+    off += sizeof id + sizeof(double) * (size_t)(o * i);
+  }
+  return TSR_OK;
+}
+
+/* The carry of chunk c (its grid index idx): the last lines of the chunks
+ * before it along the axis, combined in chunk order into carry (m values). */
+static void chunk_carry(const tsr_node *n, const int64_t *idx, const double **totals, int64_t m,
+                        double *carry) {
+  const tsr_grid *g = &n->grid;
+  int axis = n->axis < 0 ? 0 : n->axis;
+  int64_t at[TSR_MAXDIM];
+  memcpy(at, idx, sizeof(int64_t) * (size_t)g->ndim);
+  for (int64_t k = 0; k < idx[axis]; k++) {
+    at[axis] = k;
+    const double *t = totals[tsr_grid_ravel(g, at)];
+    for (int64_t j = 0; j < m; j++) carry[j] = k ? tsr_ew_binary(n->op, carry[j], t[j]) : t[j];
+  }
+}
+
+/* Every chunk of this rank gets its carry (none for the first along the
+ * axis) and n's dtype. */
+static int apply_carries(tsr_exec *ex, tsr_node *n, double **chunks, const double **totals) {
+  int64_t total = tsr_grid_count(&n->grid), idx[TSR_MAXDIM];
+  for (int64_t c = ex->rank; c < total; c += ex->size) {
+    int64_t o, l, i;
+    chunk_lines(n, c, &o, &l, &i, idx);
+    int first = idx[n->axis < 0 ? 0 : n->axis] == 0;
+    if (first && n->dtype == TSR_F64) continue;
+    double *carry = first ? NULL : malloc(sizeof(double) * (size_t)(o * i));
+    if (!first && !carry) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a scan's carry");
+    if (carry) chunk_carry(n, idx, totals, o * i, carry);
+    int st = tsr_be_scan_carry(ex->be, o, l, i, chunks[c], n->op, carry, (int)n->dtype);
+    free(carry);
+    TSR_CHECK(st);
+  }
+  return TSR_OK;
+}
+
+static int scan_chunks(tsr_exec *ex, tsr_node *n, double **chunks) {
+  char *send = NULL, *all = NULL;
+  size_t bytes = 0;
+  const double **totals = calloc((size_t)tsr_grid_count(&n->grid) + 1, sizeof *totals);
+  int st = totals ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a scan's totals");
+  if (st == TSR_OK) st = scan_local(ex, n, chunks, &send, &bytes);
+  st = tsr_agree(st);
+  if (st == TSR_OK) st = gather_totals(ex, n, send, bytes, &all, totals);
+  if (st == TSR_OK) st = apply_carries(ex, n, chunks, totals);
+  free(send);
+  free(all);
+  free(totals);
+  return tsr_agree(st);
+}
+
+int tsr_exec_scan(tsr_exec *ex, tsr_node *n) {
+  if (n->held || n->value) return TSR_OK;
+  int64_t total = tsr_grid_count(&n->grid);
+  double **chunks = calloc((size_t)total + 1, sizeof(double *));
+  int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
+  /* in[0]'s chunk c is the scan's chunk c (the same grid, or the flattened
+   * one of as many chunks), so it is on the same owner */
+  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n->in[0], tsr_exec_take_chunks, chunks);
+  if (st == TSR_OK) st = scan_chunks(ex, n, chunks);
+  if (st == TSR_OK) {
+    tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
+    n->held_size = ex->size;
+    return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
+  }
+  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
+  free(chunks);
+  return st;
+}
