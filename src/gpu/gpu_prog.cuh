@@ -153,9 +153,15 @@ __device__ static inline bool random_is_pair(const dleaf &l) {
   return false;
 }
 
+/* Element e of a random leaf of one of rngdist.h's kinds: a call, not
+ * inlined, so that its loops and registers stay out of the kernels that
+ * only ever see normal and uniform leaves. */
+__device__ __noinline__ static double random_dist_value(const dleaf &l, long long e) {
+  return tsr_rng_dist_at(l.rng, l.a, l.b, ((uint64_t)l.k1 << 32) | l.k0, l.stream, (uint64_t)e);
+}
+
 __device__ static double random_value(const dleaf &l, long long e) {
-  if (!random_is_pair(l))
-    return tsr_rng_dist_at(l.rng, l.a, l.b, ((uint64_t)l.k1 << 32) | l.k0, l.stream, (uint64_t)e);
+  if (!random_is_pair(l)) return random_dist_value(l, e);
   unsigned long long p = (unsigned long long)e >> 1;
   uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
   return random_of_words(l, e, curand_Philox4x32_10(c, make_uint2(l.k0, l.k1)));
