@@ -21,6 +21,7 @@
 #include "kernel/dtype.h"
 #include "kernel/ew_scalar.h"
 #include "kernel/rng.h"
+#include "kernel/rngdist.h"
 #include "util/trace.h"
 #include "util/workers.h"
 
@@ -104,12 +105,24 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
   int64_t de = ndim > 0 ? l->e_coef[ndim - 1] : 0;
   switch (l->kind) {
   case LEAF_RANDOM:
-    if (l->rng == RNG_NORMAL) {
+    switch ((tsr_random_kind)l->rng) {
+    case RNG_NORMAL:
       tsr_rng_fill_normal(l->key, l->stream, (uint64_t)e0, de, (size_t)len, out);
       for (int64_t i = 0; i < len; i++) out[i] = l->a + l->b * out[i];
-    } else {
+      break;
+    case RNG_UNIFORM:
       tsr_rng_fill_uniform(l->key, l->stream, (uint64_t)e0, de, (size_t)len, out);
       for (int64_t i = 0; i < len; i++) out[i] = l->a + (l->b - l->a) * out[i];
+      break;
+    case RNG_GAMMA:
+    case RNG_BETA:
+    case RNG_STUDENT_T:
+    case RNG_POISSON:
+    case RNG_BINOMIAL:
+    case RNG_INTEGERS: /* a Philox sequence per element (kernel/rngdist.h) */
+      for (int64_t i = 0; i < len; i++)
+        out[i] = tsr_rng_dist_at(l->rng, l->a, l->b, l->key, l->stream, (uint64_t)(e0 + i * de));
+      break;
     }
     break;
   case LEAF_ARANGE:

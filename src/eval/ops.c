@@ -37,6 +37,10 @@
   {nm, OPK_GENERATOR, code, {p0, "shape", "chunks", "seed", "dtype", "size", NULL}, 2, req, 0, tsr_b_distribution, doc, NULL}
 #define DIST0(nm, code, doc) \
   {nm, OPK_GENERATOR, code, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0, tsr_b_distribution, doc, NULL}
+#define P(p0, p1) p0, p1
+#define P1(p0) p0
+#define RGEN(nm, code, params, extra, npos, req, doc) \
+  {nm, OPK_GENERATOR, code, {params, "shape", "chunks", "seed", "dtype", "size", extra, NULL}, npos, req, 0, tsr_b_generator, doc, NULL}
 #define UNARY(nm, code, doc) {nm, OPK_ELEMENTWISE, code, {"x", NULL}, 1, 1, 0, tsr_b_unary, doc, NULL}
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
@@ -67,6 +71,22 @@ const tsr_op_def tsr_ops[] = {
     DIST1("rayleigh", TSR_DIST_RAYLEIGH, "scale", 0, "rayleigh(scale=1, shape, ...): scale * sqrt(-2 log(u))"),
     DIST1("weibull", TSR_DIST_WEIBULL, "a", 1, "weibull(a, shape, ...): (-log(u)) ** (1 / a), a > 0"),
     DIST1("pareto", TSR_DIST_PARETO, "a", 1, "pareto(a, shape, ...): Lomax (Pareto II): u ** (-1 / a) - 1, a > 0"),
+    RGEN("integers", TSR_GEN_INTEGERS, P("low", "high"), "endpoint", 3, 1,
+         "integers(low, high=None, shape, chunks=, seed=, dtype=int64, endpoint=False): uniform integers on [low, high) (high=None: [0, low))"),
+    RGEN("randint", TSR_GEN_RANDINT, P("low", "high"), NULL, 3, 1,
+         "randint(low, high=None, shape, ...): integers(low, high), int64"),
+    RGEN("poisson", TSR_GEN_POISSON, P1("lam"), NULL, 2, 0, "poisson(lam=1, shape, ...): Poisson counts, int64 (inversion; PTRS for lam >= 10)"),
+    RGEN("binomial", TSR_GEN_BINOMIAL, P("n", "p"), NULL, 3, 2, "binomial(n, p, shape, ...): binomial counts, int64 (inversion; BTRS for n min(p, 1-p) >= 10)"),
+    RGEN("geometric", TSR_GEN_GEOMETRIC, P1("p"), NULL, 2, 1, "geometric(p, shape, ...): trials to the first success, int64: ceil(log(u) / log1p(-p))"),
+    {"gamma", OPK_GENERATOR, TSR_GEN_GAMMA, {"shape", "scale", "size", "chunks", "seed", "dtype", NULL}, 3, 1, 0, tsr_b_generator,
+     "gamma(shape, scale=1, size, chunks=, seed=, dtype=): Marsaglia-Tsang; the array's shape is size=", NULL},
+    {"standard_gamma", OPK_GENERATOR, TSR_GEN_STANDARD_GAMMA, {"shape", "size", "chunks", "seed", "dtype", NULL}, 2, 1, 0, tsr_b_generator,
+     "standard_gamma(shape, size, ...): gamma(shape, 1)", NULL},
+    RGEN("beta", TSR_GEN_BETA, P("a", "b"), NULL, 3, 2, "beta(a, b, shape, ...): G1 / (G1 + G2), G1, G2 gamma(a), gamma(b)"),
+    RGEN("chisquare", TSR_GEN_CHISQUARE, P1("df"), NULL, 2, 1, "chisquare(df, shape, ...): 2 gamma(df / 2)"),
+    RGEN("standard_t", TSR_GEN_STANDARD_T, P1("df"), NULL, 2, 1, "standard_t(df, shape, ...): Student's t, z / sqrt(chisquare(df) / df)"),
+    {"choice", OPK_GENERATOR, TSR_GEN_CHOICE, {"a", "size", "replace", "p", "chunks", "seed", "dtype", "shape", NULL}, 4, 1, 0, tsr_b_generator,
+     "choice(a, size, replace=True, p=None, chunks=, seed=, dtype=): entries of a (an int n: range(n); or a tuple/list of at most 64 numbers), weights p", NULL},
     {"zeros", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "zeros(shape, chunks=, dtype=)", NULL},
     {"ones", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "ones(shape, chunks=, dtype=)", NULL},
     {"full", OPK_GENERATOR, 0, {"shape", "fill_value", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_fill,

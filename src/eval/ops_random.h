@@ -1,6 +1,7 @@
 /*
  * ops_random.h - NumPy's continuous distributions as transforms of one
- * Philox-keyed array (ops_random.c). Their table lines are in ops.c.
+ * Philox-keyed array, and the discrete generators and those drawing several
+ * variates per element (ops_random.c). Their table lines are in ops.c.
  */
 #ifndef TSR_OPS_RANDOM_H
 #define TSR_OPS_RANDOM_H
@@ -20,6 +21,25 @@ enum {
   TSR_DIST_WEIBULL,
   TSR_DIST_PARETO
 };
+
+/* def->code of tsr_b_generator: the discrete generators and those that
+ * draw several variates per element (kernel/rngdist.h). */
+enum {
+  TSR_GEN_INTEGERS,
+  TSR_GEN_RANDINT,
+  TSR_GEN_POISSON,
+  TSR_GEN_BINOMIAL,
+  TSR_GEN_GEOMETRIC,
+  TSR_GEN_GAMMA,
+  TSR_GEN_STANDARD_GAMMA,
+  TSR_GEN_BETA,
+  TSR_GEN_CHISQUARE,
+  TSR_GEN_STANDARD_T,
+  TSR_GEN_CHOICE
+};
+
+int tsr_b_generator(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                    tsr_value *out);
 
 int tsr_b_distribution(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                        tsr_value *out);

@@ -264,7 +264,25 @@ done:
 static const char *node_label(const tsr_node *n) {
   switch (n->kind) {
   case N_RANDOM:
-    return n->op == RNG_NORMAL ? "normal" : "uniform";
+    switch ((tsr_random_kind)n->op) {
+    case RNG_NORMAL:
+      return "normal";
+    case RNG_UNIFORM:
+      return "uniform";
+    case RNG_GAMMA:
+      return "gamma";
+    case RNG_BETA:
+      return "beta";
+    case RNG_STUDENT_T:
+      return "standard_t";
+    case RNG_POISSON:
+      return "poisson";
+    case RNG_BINOMIAL:
+      return "binomial";
+    case RNG_INTEGERS:
+      return "integers";
+    }
+    return "random";
   case N_FULL:
     return "full";
   case N_ARANGE:

@@ -20,7 +20,7 @@
 #include "graph/chunks.h"
 
 typedef enum tsr_leaf_kind {
-  LEAF_RANDOM, /* Philox normal/uniform, affine-indexed */
+  LEAF_RANDOM, /* Philox random numbers (tsr_random_kind), affine-indexed */
   LEAF_ARANGE, /* a + b * linear index */
   LEAF_DATA,   /* a row-major array in memory */
   LEAF_LOAD,   /* an HDF5 dataset: staged into a DATA leaf per box (stage.h) */
@@ -44,7 +44,7 @@ typedef struct tsr_leaf {
   int rng; /* tsr_random_kind */
   uint64_t key;
   uint32_t stream;
-  double a, b; /* RANDOM: loc/scale (normal) or low/high (uniform); ARANGE */
+  double a, b; /* RANDOM: the parameters of its kind (kernel/ids.h); ARANGE: start, step */
   int cast;    /* tsr_dtype its values are cast to (kernel/dtype.h); TSR_F64: none */
   int base_ndim;
   int64_t base_shape[TSR_MAXDIM];

@@ -34,7 +34,19 @@ static int is_gen(const tsr_prog *p) {
     return 0;
   for (int i = 0; i < p->ninstr; i++)
     if (p->code[i].cast) return 0;
-  return p->leaves[0].rng == RNG_NORMAL || p->leaves[0].rng == RNG_UNIFORM;
+  switch ((tsr_random_kind)p->leaves[0].rng) {
+  case RNG_NORMAL:
+  case RNG_UNIFORM:
+    return 1;
+  case RNG_GAMMA: /* a Philox sequence per element: the general path */
+  case RNG_BETA:
+  case RNG_STUDENT_T:
+  case RNG_POISSON:
+  case RNG_BINOMIAL:
+  case RNG_INTEGERS:
+    return 0;
+  }
+  return 0;
 }
 
 /* Whether w * x is exact for every value x a random leaf gives before its

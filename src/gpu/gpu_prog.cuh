@@ -25,6 +25,7 @@
 
 extern "C" {
 #include "kernel/rngmath.h"
+#include "kernel/rngdist.h"
 #include "util/signals.h"
 #include "kernel/dtype.h"
 #include "kernel/ew_scalar.h"
@@ -134,7 +135,33 @@ __device__ static inline double random_of_words(const dleaf &l, long long e, uin
   return l.a + l.b * (r * tsr_sin_or_cos2pi(u01(w.z, w.w), (uint64_t)e & 1));
 }
 
+/* Whether random leaf l is normal or uniform (rng.h), else one of the
+ * kinds of kernel/rngdist.h. */
+__device__ static inline bool random_is_pair(const dleaf &l) {
+  switch ((tsr_random_kind)l.rng) {
+  case RNG_NORMAL:
+  case RNG_UNIFORM:
+    return true;
+  case RNG_GAMMA:
+  case RNG_BETA:
+  case RNG_STUDENT_T:
+  case RNG_POISSON:
+  case RNG_BINOMIAL:
+  case RNG_INTEGERS:
+    return false;
+  }
+  return false;
+}
+
+/* Element e of a random leaf of one of rngdist.h's kinds: a call, not
+ * inlined, so that its loops and registers stay out of the kernels that
+ * only ever see normal and uniform leaves. */
+__device__ __noinline__ static double random_dist_value(const dleaf &l, long long e) {
+  return tsr_rng_dist_at(l.rng, l.a, l.b, ((uint64_t)l.k1 << 32) | l.k0, l.stream, (uint64_t)e);
+}
+
 __device__ static double random_value(const dleaf &l, long long e) {
+  if (!random_is_pair(l)) return random_dist_value(l, e);
   unsigned long long p = (unsigned long long)e >> 1;
   uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
   return random_of_words(l, e, curand_Philox4x32_10(c, make_uint2(l.k0, l.k1)));
@@ -267,6 +294,15 @@ __device__ static inline double element(const dprog &p, const long long *idx) {
 /* Both elements of a Philox pair (e even) at once: one counter, one log,
  * one sincos. Same arithmetic as random_value, so the same bits. */
 __device__ static void random_pair(const dleaf &l, long long e, double *v0, double *v1) {
+  if (!random_is_pair(l)) {
+    *v0 = random_value(l, e);
+    *v1 = random_value(l, e + 1);
+    if (l.cast) {
+      *v0 = tsr_dtype_cast(*v0, l.cast);
+      *v1 = tsr_dtype_cast(*v1, l.cast);
+    }
+    return;
+  }
   unsigned long long p = (unsigned long long)e >> 1;
   uint4 c = make_uint4((unsigned)p, (unsigned)(p >> 32), l.stream, 0);
   uint4 w = curand_Philox4x32_10(c, make_uint2(l.k0, l.k1));

@@ -33,7 +33,21 @@ typedef enum tsr_dtype {
   TSR_NDTYPES
 } tsr_dtype;
 
-typedef enum tsr_random_kind { RNG_NORMAL, RNG_UNIFORM } tsr_random_kind;
+/* Random generators: a leaf's values, with its parameters a and b. NORMAL
+ * (loc, scale) and UNIFORM (low, high) are transforms of one Philox word
+ * pair per element (rng.h); the others draw a sequence of Philox blocks per
+ * element (rngdist.h): GAMMA (shape, scale), BETA (a, b), STUDENT_T (df),
+ * POISSON (lam), BINOMIAL (n, p), INTEGERS (low, high: high exclusive). */
+typedef enum tsr_random_kind {
+  RNG_NORMAL,
+  RNG_UNIFORM,
+  RNG_GAMMA,
+  RNG_BETA,
+  RNG_STUDENT_T,
+  RNG_POISSON,
+  RNG_BINOMIAL,
+  RNG_INTEGERS
+} tsr_random_kind;
 
 /* Elementwise operations: the ids of the ops table (eval/ops.c) and of
  * kernels, one per row of kernel/ew_table.h (EW_NEG, EW_ADD, ...). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernel/rng.h"
+#include "kernel/rngdist.h"
 #include "kernel/rngmath.h"
 
 enum { N_MATH_POINTS = 1000000, N_STAT_POINTS = 1000000 };
@@ -333,6 +334,79 @@ START_TEST(test_streams_and_keys_give_different_sequences) {
 }
 END_TEST
 
+/* ---- rngdist.h: the per-element sequences and their math ------------------ */
+
+/* The host+device Philox of rngdist.h is the same function as rng.c's. */
+START_TEST(test_philox_hd_matches_philox4x32_10) {
+  for (int v = 0; v < 10000; v++) {
+    uint32_t c[4], k[2], want[4];
+    for (int i = 0; i < 4; i++) c[i] = (uint32_t)next_test_bits();
+    for (int i = 0; i < 2; i++) k[i] = (uint32_t)next_test_bits();
+    tsr_philox4x32_10(c, k, want);
+    tsr_philox_hd(c, k[0], k[1]);
+    for (int i = 0; i < 4; i++) ck_assert_uint_eq(c[i], want[i]);
+  }
+}
+END_TEST
+
+START_TEST(test_exp_is_within_2_ulp_of_expl) {
+  double worst = 0;
+  for (int i = 0; i < N_MATH_POINTS; i++) {
+    double x = -745.0 + 1454.0 * next_test_uniform();
+    if (i % 2) x = ldexp(next_test_uniform() - 0.5, -(i % 40));
+    double got = tsr_exp(x);
+    long double ref = expl((long double)x);
+    if (ref < 0x1p-1022L) continue; /* subnormal results: fewer bits */
+    double err = ulp_error(got, ref);
+    if (err > worst) worst = err;
+  }
+  ck_assert_msg(worst <= 2.0, "tsr_exp: %g ulp", worst);
+  ck_assert(tsr_exp(0.0) == 1.0);
+  ck_assert(tsr_exp(-800.0) == 0.0 && isinf(tsr_exp(800.0)));
+}
+END_TEST
+
+START_TEST(test_log1p_and_lfact_are_accurate) {
+  double worst = 0;
+  for (int i = 0; i < 100000; i++) {
+    double x = ldexp(next_test_uniform(), -(i % 60)) * (i % 3 ? 1 : -0.999);
+    double err = ulp_error(tsr_log1p_hd(x), log1pl((long double)x));
+    if (err > worst) worst = err;
+  }
+  ck_assert_msg(worst <= 4.0, "tsr_log1p_hd: %g ulp", worst);
+  for (double k = 0; k < 3000; k += 1) {
+    long double ref = lgammal((long double)k + 1);
+    ck_assert_msg(fabsl((long double)tsr_lfact(k) - ref) <= 1e-15L * (1 + ref), "lfact(%g)", k);
+  }
+  /* the difference for large arguments, against lgammal */
+  const double big[][2] = {{1e9 + 1234, 1e9}, {2e6 - 5000, 2e6}, {1e12, 1e12 + 77}};
+  for (int i = 0; i < 3; i++) {
+    long double ref = lgammal((long double)big[i][0] + 1) - lgammal((long double)big[i][1] + 1);
+    double got = tsr_lfact_diff(big[i][0], big[i][1]);
+    ck_assert_msg(fabsl((long double)got - ref) <= 1e-9L * (1 + fabsl(ref)),
+                  "lfact_diff %d: %.17g vs %.17Lg", i, got, ref);
+  }
+}
+END_TEST
+
+/* An element's value depends only on (key, stream, e); integers are in range. */
+START_TEST(test_dist_at_is_deterministic_and_in_range) {
+  for (uint64_t e = (1ULL << 32) - 500; e < (1ULL << 32) + 500; e++) {
+    double g = tsr_rng_dist_at(RNG_GAMMA, 0.5, 2.0, KEY, STREAM, e);
+    ck_assert(same_bits(g, tsr_rng_dist_at(RNG_GAMMA, 0.5, 2.0, KEY, STREAM, e)));
+    ck_assert(g >= 0 && isfinite(g));
+    double b = tsr_rng_dist_at(RNG_BETA, 0.3, 0.4, KEY, STREAM, e);
+    ck_assert(b >= 0 && b <= 1);
+    double k = tsr_rng_dist_at(RNG_INTEGERS, -7, 5, KEY, STREAM, e);
+    ck_assert(k >= -7 && k < 5 && k == floor(k));
+    double p = tsr_rng_dist_at(RNG_POISSON, 1e6, 0, KEY, STREAM, e);
+    ck_assert(p >= 0 && p == floor(p));
+    double n = tsr_rng_dist_at(RNG_BINOMIAL, 100, 0.7, KEY, STREAM, e);
+    ck_assert(n >= 0 && n <= 100 && n == floor(n));
+  }
+}
+END_TEST
+
 static Suite *rng_suite(void) {
   Suite *s = suite_create("rng");
   TCase *philox = tcase_create("philox");
@@ -354,6 +428,14 @@ static Suite *rng_suite(void) {
   tcase_add_test(math, test_sincos2pi_is_exact_at_quarter_turns);
   tcase_set_timeout(math, 60);
   suite_add_tcase(s, math);
+
+  TCase *dist = tcase_create("rngdist");
+  tcase_add_test(dist, test_philox_hd_matches_philox4x32_10);
+  tcase_add_test(dist, test_exp_is_within_2_ulp_of_expl);
+  tcase_add_test(dist, test_log1p_and_lfact_are_accurate);
+  tcase_add_test(dist, test_dist_at_is_deterministic_and_in_range);
+  tcase_set_timeout(dist, 60);
+  suite_add_tcase(s, dist);
 
   TCase *stats = tcase_create("statistics");
   tcase_add_test(stats, test_normal_has_mean_0_variance_1_and_normal_tails);
