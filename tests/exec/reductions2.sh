@@ -4,8 +4,9 @@
 # count_nonzero) against NumPy on ragged multi-chunk arrays, chunks of one
 # element, ties, NaN and +-inf, axis None/0/1/-1, keepdims and methods:
 # exactly (their values are exact here: counts, indices, 0/1, products of
-# +-1, +-2 and powers of two), nanprod of logarithms within 1e-13; the
-# results bitwise equal on 1 and 3 ranks and with --no-fuse; empty and
+# +-1, +-2 and powers of two), nanprod within 1e-13; the
+# results bitwise equal on 1 and 3 ranks, with --no-fuse and with programs
+# split (TESSERA_PROGRAM_LIMIT); empty and
 # all-NaN slices are one error each. Values are compared as numbers (the
 # printing of integer and bool dtypes is not checked here).
 # Needs python3 with numpy and h5py: skipped without them, failed in CI.
@@ -129,6 +130,9 @@ same_bits "1 and 3 ranks" one.h5 three.h5
 tsr --no-fuse run job.tsr -o nf.h5 >/dev/null 2>err || fail "--no-fuse: $(tail -3 err)"
 check "--no-fuse" nf.h5
 same_bits "fused and --no-fuse" one.h5 nf.h5
+TESSERA_PROGRAM_LIMIT=2,3 tsr run job.tsr -o split.h5 >/dev/null 2>err ||
+  fail "split programs: $(tail -3 err)"
+same_bits "whole and split programs" one.h5 split.h5
 
 # numbers: the one-element reduction
 for e in 'argmax(3.5)|0' 'prod(2.5)|2.5' 'nanprod(log(-1))|1' 'count_nonzero(0)|0' \
