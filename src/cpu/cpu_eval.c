@@ -268,7 +268,7 @@ static int cpu_eval_box(const tsr_prog *prog, const int64_t *start, const int64_
 
 typedef struct reduce_ctx {
   int kind, axis, ndim;
-  const int64_t *extent;
+  const int64_t *start, *extent;
   tsr_stat *out;
 } reduce_ctx;
 
@@ -289,16 +289,19 @@ static int64_t partial_row_offset(const reduce_ctx *c, int64_t row) {
 static int reduce_segment(void *vctx, const int64_t *idx, int64_t row, int64_t col,
                           const double *vals, int64_t len) {
   reduce_ctx *c = vctx;
-  (void)idx;
+  /* element indices within the box (RF_INDEX kinds; exec/combine.c makes
+   * them global): flat C order, or along the axis */
+  int64_t width = c->ndim > 0 ? c->extent[c->ndim - 1] : 1;
   if (c->axis < 0) {
-    tsr_stat s = tsr_stat_of_values(c->kind, vals, len);
+    tsr_stat s = tsr_stat_of_values(c->kind, vals, len, (double)(row * width + col));
     tsr_stat_merge(c->kind, &c->out[0], &s);
   } else if (c->axis == c->ndim - 1) {
-    tsr_stat s = tsr_stat_of_values(c->kind, vals, len);
+    tsr_stat s = tsr_stat_of_values(c->kind, vals, len, (double)col);
     tsr_stat_merge(c->kind, &c->out[partial_row_offset(c, row)], &s);
   } else {
-    int64_t base = partial_row_offset(c, row) * c->extent[c->ndim - 1] + col;
-    tsr_stat_update_row(c->kind, c->out + base, vals, len);
+    int64_t base = partial_row_offset(c, row) * width + col;
+    tsr_stat_update_row(c->kind, c->out + base, vals, len,
+                        (double)(idx[c->axis] - c->start[c->axis]));
   }
   return TSR_OK;
 }
@@ -307,7 +310,7 @@ static int cpu_reduce_box(const tsr_prog *prog, const int64_t *start, const int6
                           int kind, int axis, tsr_stat *out) {
   int64_t n = tsr_partial_count(prog->ndim, extent, axis);
   for (int64_t i = 0; i < n; i++) out[i] = tsr_stat_empty(kind);
-  reduce_ctx c = {kind, axis, prog->ndim, extent, out};
+  reduce_ctx c = {kind, axis, prog->ndim, start, extent, out};
   return walk_box(prog, start, extent, reduce_segment, &c);
 }
 

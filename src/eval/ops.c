@@ -53,8 +53,11 @@
 #define EW_OP_A(nm, id, arity, doc) EW_ALIAS##arity(nm, EW_##id, doc),
 #define EW_ALIAS1 UNARY
 #define EW_ALIAS2 BINARY
-#define REDUCE(nm, code, doc) \
-  {nm, OPK_REDUCTION, code, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 1, tsr_b_reduce, doc, NULL}
+/* The reduction lines come from kernel/red_table.h, in its order: ddof= only
+ * for the rows that take it; methods (x.prod()) where NumPy's arrays have them. */
+#define RED_OP(id, nm, monoid, flags, rd, doc) \
+  {nm, OPK_REDUCTION, RED_##id, {"a", "axis", "keepdims", ((flags) & RF_DDOF) ? "ddof" : NULL, NULL}, \
+   2, 1, !((flags) & RF_NOMETHOD), tsr_b_reduce, doc, NULL},
 
 const tsr_op_def tsr_ops[] = {
     GEN2("normal", RNG_NORMAL, "loc", "scale", "normal(loc=0, scale=1, shape, chunks=\"auto\", seed=, dtype=)"),
@@ -122,12 +125,7 @@ const tsr_op_def tsr_ops[] = {
      "isin(element, test_elements, invert=False): element equal to one of a constant tuple or list of numbers (bool)", NULL},
     {"nan_to_num", OPK_ELEMENTWISE, 0, {"x", "copy", "nan", "posinf", "neginf", NULL}, 2, 1, 0, tsr_b_nan_to_num,
      "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and +-inf replaced (default: 0 and the largest finite values)", NULL},
-    REDUCE("sum", RED_SUM, "sum(a, axis=None, keepdims=False)"),
-    REDUCE("mean", RED_MEAN, "mean(a, axis=None, keepdims=False)"),
-    REDUCE("min", RED_MIN, "min(a, axis=None, keepdims=False)"),
-    REDUCE("max", RED_MAX, "max(a, axis=None, keepdims=False)"),
-    REDUCE("var", RED_VAR, "var(a, axis=None, keepdims=False, ddof=0)"),
-    REDUCE("std", RED_STD, "std(a, axis=None, keepdims=False, ddof=0)"),
+    TSR_RED_TABLE(RED_OP)
     {"nansum", OPK_REDUCTION, RED_SUM, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nansum(a, axis=None, keepdims=False): sum with NaN as 0", NULL},
     {"nanmean", OPK_REDUCTION, RED_MEAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmean(a, axis=None, keepdims=False): mean of the elements that are not NaN", NULL},
     {"nanmin", OPK_REDUCTION, RED_MIN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmin(a, axis=None, keepdims=False): minimum ignoring NaN (NaN for an all-NaN slice)", NULL},

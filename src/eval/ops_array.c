@@ -16,6 +16,7 @@
 #include "kernel/dtype_names.h"
 #include "kernel/ew_scalar.h"
 #include "util/error.h"
+#include "kernel/stats_merge.h"
 
 /* ---- generators ---------------------------------------------------------- */
 
@@ -283,31 +284,50 @@ int tsr_b_round(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
 
 /* ---- reductions and array methods ---------------------------------------- */
 
-/* A reduction of a number: itself, or 0 (NaN when ddof leaves no degree of
- * freedom) for var and std. */
-static double reduce_number(int code, double x, long long ddof) {
-  if (code == RED_VAR || code == RED_STD) return 1 - ddof > 0 ? 0.0 : NAN;
-  return x;
+/* A reduction of a number (a one-element array): the partial of that one
+ * element finished, as an int or bool where the row's dtype is (argmax:
+ * 0; nanargmax of NaN: an error, as NumPy's). */
+static int reduce_number(tsr_ctx *c, const ast_node *call, int code, double x, long long ddof,
+                         tsr_value *out) {
+  int flags = tsr_red_flags(code), m = tsr_red_monoid(code);
+  tsr_stat s = tsr_stat_of_one(code, x, 0.0);
+  double v = tsr_stat_finish(code, &s, (int)ddof);
+  if (v != v && (flags & RF_INDEX))
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE, "%s: All-NaN slice encountered",
+                         tsr_red_name(code));
+  tsr_set_float(out, v);
+  if (m == RM_OR || m == RM_AND || (flags & RF_INDEX) || m == RM_COUNT) {
+    out->kind = m == RM_OR || m == RM_AND ? V_BOOL : V_INT;
+    out->i = (long long)v;
+    out->f = 0.0;
+  }
+  return TSR_OK;
 }
 
+/* Every row of kernel/red_table.h: sum, mean, ..., argmax, count_nonzero
+ * (def->code the kind). ddof= only where the row takes it (its table line
+ * has the parameter). */
 int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out) {
   long long ddof = 0, keep = 0;
-  if (a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "ddof", &ddof));
+  int flags = tsr_red_flags(def->code);
+  if ((flags & RF_DDOF) && a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "ddof", &ddof));
   if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "keepdims", &keep));
-  if (tsr_value_is_number(&a->v[0]) && (!a->given[1] || a->v[1].kind == V_NONE)) {
-    tsr_set_float(out, reduce_number(def->code, tsr_value_number(&a->v[0]), ddof));
-    return TSR_OK;
-  }
+  if (tsr_value_is_number(&a->v[0]) && (!a->given[1] || a->v[1].kind == V_NONE))
+    return reduce_number(c, call, def->code, tsr_value_number(&a->v[0]), ddof, out);
   tsr_node *x, *n;
   int axis = -1;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
   TSR_CHECK(tsr_arg_axis(c, a, 1, x->grid.ndim, &axis));
   int64_t len = axis < 0 ? tsr_node_size(x) : x->grid.shape[axis];
-  if (len == 0 && (def->code == RED_MIN || def->code == RED_MAX))
+  if (len == 0 && (flags & RF_NOEMPTY)) {
+    if (flags & RF_INDEX)
+      return tsr_ctx_error(c, call, TSR_ERR_VALUE, "attempt to get %s of an empty sequence",
+                           def->name);
     return tsr_ctx_error(c, call, TSR_ERR_VALUE,
                          "zero-size array to reduction operation %s which has no identity",
                          def->code == RED_MIN ? "minimum" : "maximum");
+  }
   if (axis >= 0 && x->grid.ndim == 1 && !keep) axis = -1; /* a 1-d axis reduction is a full one */
   TSR_CHECK(
       tsr_ctx_relocate(c, call, tsr_node_reduce(def->code, x, axis, (int)keep, (int)ddof, &n)));

@@ -12,6 +12,7 @@
 
 #include "kernel/dtype.h"
 #include "mpi/agree.h"
+#include "kernel/stats_merge.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
 #include "util/error.h"
@@ -36,6 +37,14 @@ static int64_t chunk_elems(const tsr_grid *g, int64_t id, int64_t *start, int64_
 }
 
 /* ---- full reductions ---- */
+
+/* The finished value in r's dtype; NaN stays for check_indices where an
+ * index reduction had no element. */
+static double finished(const tsr_node *r, const tsr_stat *s) {
+  double v = tsr_stat_finish(r->op, s, r->ddof);
+  if (v != v && (tsr_red_flags(r->op) & RF_INDEX)) return v;
+  return tsr_dtype_cast(v, r->dtype);
+}
 
 /* The gathered (id, partial) records in chunk order. */
 static int order_partials(const char *all, size_t bytes, int64_t total, tsr_stat *ordered) {
@@ -88,8 +97,7 @@ static int combine_full(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   if (tsr_trace_on)
     tsr_trace_end(TSR_TRACE_COMBINE, tsr_red_name(r->op), tc, (tsr_trace_args){-1, 0, total, 0});
   TSR_MALLOC(r->value, sizeof(double));
-  r->value[0] = tsr_stat_finish(r->op, &s, r->ddof);
-  r->value[0] = tsr_dtype_cast(r->value[0], r->dtype);
+  r->value[0] = finished(r, &s);
   return TSR_OK;
 }
 
@@ -174,8 +182,7 @@ static void finish_chunk(const tsr_node *r, const tsr_stat *const *slot, int64_t
   for (int64_t e = 0; e < cnt; e++) {
     for (int64_t k = 0; k < K; k++) col[k] = slot[k] ? slot[k][e] : tsr_stat_empty(r->op);
     tsr_stat s = tsr_stat_combine(r->op, col, K);
-    double v = tsr_stat_finish(r->op, &s, r->ddof);
-    vals[e] = tsr_dtype_cast(v, r->dtype);
+    vals[e] = finished(r, &s);
   }
 }
 
@@ -235,10 +242,55 @@ static int combine_axis(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int6
   return st;
 }
 
+/* The backends' indices of RF_INDEX partials are within their chunk (flat
+ * C order over the chunk's box, or along the axis): made global here, once
+ * for every backend. Within a chunk both orders agree, so the ties the
+ * backends broke by the smaller local index stay broken the same way. */
+static void globalize_indices(const tsr_node *r, const tsr_grid *g, const int64_t *ids, int64_t n,
+                              tsr_stat **parts) {
+  int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
+  for (int64_t i = 0; i < n; i++) {
+    chunk_elems(g, ids[i], start, extent);
+    int64_t cnt = tsr_partial_count(g->ndim, extent, r->axis);
+    for (int64_t e = 0; e < cnt; e++) {
+      tsr_stat *s = &parts[i][e];
+      if (s->n == 0) continue;
+      if (r->axis >= 0) {
+        s->b += (double)start[r->axis];
+        continue;
+      }
+      int64_t rem = (int64_t)s->b, flat = 0, mult = 1;
+      for (int a = g->ndim - 1; a >= 0; a--) {
+        flat += (start[a] + rem % extent[a]) * mult;
+        rem /= extent[a];
+        mult *= g->shape[a];
+      }
+      s->b = (double)flat;
+    }
+  }
+}
+
+/* An index reduction's slice with no element left (nanargmax of all NaN)
+ * finished as NaN: NumPy's ValueError, on every rank alike (the values
+ * are replicated). */
+static int check_indices(tsr_node *r) {
+  int64_t size = tsr_node_size(r);
+  for (int64_t e = 0; e < size; e++)
+    if (r->value[e] != r->value[e]) {
+      free(r->value);
+      r->value = NULL;
+      return TSR_ERROR(TSR_ERR_VALUE, "%s: All-NaN slice encountered", tsr_red_name(r->op));
+    }
+  return TSR_OK;
+}
+
 int tsr_combine_partials(tsr_exec *ex, tsr_node *r, const tsr_grid *g, const int64_t *ids,
                          int64_t n, tsr_stat **parts) {
-  return r->axis < 0 ? combine_full(ex, r, g, ids, n, parts)
-                     : combine_axis(ex, r, g, ids, n, parts);
+  int index = tsr_red_flags(r->op) & RF_INDEX;
+  if (index) globalize_indices(r, g, ids, n, parts);
+  TSR_CHECK(r->axis < 0 ? combine_full(ex, r, g, ids, n, parts)
+                        : combine_axis(ex, r, g, ids, n, parts));
+  return index ? check_indices(r) : TSR_OK;
 }
 
 /* ---- replication ---- */

@@ -14,7 +14,24 @@
 
 #include "gpu/gpu_prog.cuh"
 
-#define MOMENTS(K) ((K) == RED_VAR || (K) == RED_STD)
+#define MOMENTS(K) (red_monoid_c(K) == RM_MOMENTS)
+
+/* A row's monoid and flags (kernel/red_table.h) as constants of the
+ * kernels' templates. */
+#define RED_MONOID_C(id, nm, monoid, flags, rd, doc) k == RED_##id ? (monoid):
+#define RED_FLAGS_C(id, nm, monoid, flags, rd, doc) k == RED_##id ? (flags):
+__host__ __device__ static constexpr int red_monoid_c(int k) {
+  return TSR_RED_TABLE(RED_MONOID_C) - 1;
+}
+__host__ __device__ static constexpr int red_flags_c(int k) { return TSR_RED_TABLE(RED_FLAGS_C) 0; }
+#undef RED_MONOID_C
+#undef RED_FLAGS_C
+#define EXTREME(K) (red_monoid_c(K) == RM_MIN || red_monoid_c(K) == RM_MAX)
+#define ADDS(K) (red_monoid_c(K) == RM_ADD || red_monoid_c(K) == RM_MEAN)
+/* the other rows: prod, any, all, argmax, ..., count_nonzero: each element
+ * enters as its one-element partial merged by the shared monoid */
+#define GENERIC(K) (!ADDS(K) && !EXTREME(K) && !MOMENTS(K))
+#define INDEXED(K) ((red_flags_c(K) & RF_INDEX) != 0)
 
 /* Per-thread accumulation specialized by reduction kind: sums add, extremes
  * compare; moments add the deviations from the block's shift k (its first
@@ -22,14 +39,22 @@
  * into a mean and squared deviations at the end (block_moments). Welford's
  * update, used before, lost 1e-9 of a variance around 1e8 (dask's
  * test_moment) where the CPU, which sums deviations from a segment's mean,
- * lost nothing: deviations from a near value are exact there. */
+ * lost nothing: deviations from a near value are exact there. The generic
+ * rows merge each element's partial (its index i within the box for
+ * argmax/argmin: the walks with no index never run them). */
 template <int KIND> struct accum {
   double n = 0, a = 0, b = 0, k = 0;
   __device__ void load(const tsr_stat &s) { n = s.n, a = s.a, b = s.b; }
-  /* add x without counting it: every kind but the extremes, whose add
-   * looks at n (the walks count their elements once, counted) */
+  __device__ void push(double x, long long i) {
+    tsr_stat s = stat(), one = tsr_stat_of_one(KIND, x, (double)i);
+    tsr_stat_merge_inline(KIND, &s, &one);
+    n = s.n, a = s.a, b = s.b;
+  }
+  /* add x without counting it: every kind but the extremes and the
+   * generic rows, whose add looks at n (the walks count their elements
+   * once, counted) */
   __device__ void take(double x) {
-    if (KIND == RED_SUM || KIND == RED_MEAN) {
+    if constexpr (ADDS(KIND)) {
       a += x;
     } else {
       double d = x - k;
@@ -37,9 +62,12 @@ template <int KIND> struct accum {
       b += d * d;
     }
   }
-  __device__ void add(double x) {
-    if (KIND == RED_MIN || KIND == RED_MAX) {
-      bool better = KIND == RED_MAX ? x > a : x < a;
+  __device__ void add(double x, long long i = 0) {
+    if constexpr (GENERIC(KIND)) {
+      push(x, i);
+      return;
+    } else if constexpr (EXTREME(KIND)) {
+      bool better = red_monoid_c(KIND) == RM_MAX ? x > a : x < a;
       if (n == 0 || x != x || (a == a && better)) a = x;
     } else {
       take(x);
@@ -47,13 +75,13 @@ template <int KIND> struct accum {
     n += 1;
   }
   __device__ void put(double x) {
-    if (KIND == RED_MIN || KIND == RED_MAX)
+    if constexpr (EXTREME(KIND) || GENERIC(KIND))
       add(x);
     else
       take(x);
   }
   __device__ void counted(long long m) {
-    if (KIND != RED_MIN && KIND != RED_MAX) n += (double)m;
+    if constexpr (!EXTREME(KIND) && !GENERIC(KIND)) n += (double)m;
   }
   __device__ tsr_stat stat() const { return tsr_stat{n, a, b}; }
 };
@@ -277,22 +305,22 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if (MODE == GEN && GEN_STREAM && gen_stream_fit(p, b)) {
+    if constexpr (INDEXED(KIND) || MODE < GEN) { /* the element's index i in the box */
+      if (i < hi) box_coords(b, p.ndim, i, idx);
+      for (; i < hi; i += THREADS) {
+        acc.add(element<MODE != 0>(p, idx), i);
+        box_next(b, p.ndim, idx, THREADS);
+      }
+    } else if (MODE == GEN && GEN_STREAM && gen_stream_fit(p, b)) {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
         gen_stream_run<KIND, true>(p, table, b, i, hi, acc);
       else if (i < hi)
         gen_stream_run<KIND, false>(p, table, b, i, hi, acc);
-    } else if (MODE >= GEN) {
+    } else {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
         gen_walk_run<KIND, MODE, true>(p, table, b, i, hi, acc);
       else if (i < hi)
         gen_walk_run<KIND, MODE, false>(p, table, b, i, hi, acc);
-    } else {
-      if (i < hi) box_coords(b, p.ndim, i, idx);
-      for (; i < hi; i += THREADS) {
-        acc.add(element<MODE != 0>(p, idx));
-        box_next(b, p.ndim, idx, THREADS);
-      }
     }
   }
   if (SLICED && !sl.last) {
@@ -310,37 +338,33 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
 }
 
 /* The unsliced launches (every one of W1 and W2) run the kernel without
- * the slice logic: its index and state code cost 1.3% of W1 on an H200. */
+ * the slice logic: its index and state code cost 1.3% of W1 on an H200.
+ * One kernel per row of kernel/red_table.h: the cases come from the rows
+ * and there is no default, so a kind that is not a row is an error, never
+ * another row's kernel (before, any kind not listed ran the std kernel). */
 template <int MODE, bool SLICED>
-static void launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, const long long *c,
-                        const int *np, tsr_stat *out, long long stride, slice_args sl) {
-#define TSR_REDUCE_CASE(K)                                                                         \
-  case K:                                                                                          \
-    reduce_full_kernel<K, MODE, SLICED><<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride,    \
-                                                                     sl);                          \
-    break;
-  switch (kind) {
-    TSR_REDUCE_CASE(RED_SUM)
-    TSR_REDUCE_CASE(RED_MEAN)
-    TSR_REDUCE_CASE(RED_MIN)
-    TSR_REDUCE_CASE(RED_MAX)
-    TSR_REDUCE_CASE(RED_VAR)
-  default:
-    reduce_full_kernel<RED_STD, MODE, SLICED>
-        <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);
+static int launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, const long long *c,
+                       const int *np, tsr_stat *out, long long stride, slice_args sl) {
+#define TSR_REDUCE_CASE(id, nm, monoid, flags, rd, doc)               \
+  case RED_##id:                                                      \
+    reduce_full_kernel<RED_##id, MODE, SLICED>                        \
+        <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl); \
+    return TSR_OK;
+  switch ((tsr_red_kind)kind) {
+    TSR_RED_TABLE(TSR_REDUCE_CASE)
+  case RED_NKINDS:
     break;
   }
 #undef TSR_REDUCE_CASE
+  return TSR_ERROR(TSR_ERR_INTERNAL, "no CUDA reduction kernel for kind %d", kind);
 }
 
 template <int MODE>
-static void launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
-                               const long long *c, const int *np, tsr_stat *out, long long stride,
-                               slice_args sl) {
-  if (sl.state)
-    launch_kind<MODE, true>(kind, grid, d, b, c, np, out, stride, sl);
-  else
-    launch_kind<MODE, false>(kind, grid, d, b, c, np, out, stride, sl);
+static int launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b,
+                              const long long *c, const int *np, tsr_stat *out, long long stride,
+                              slice_args sl) {
+  if (sl.state) return launch_kind<MODE, true>(kind, grid, d, b, c, np, out, stride, sl);
+  return launch_kind<MODE, false>(kind, grid, d, b, c, np, out, stride, sl);
 }
 
 /* Axis reduction: one thread per element of the partial, walking the reduced
@@ -358,7 +382,7 @@ __global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long lon
   tsr_stat acc = {0.0, 0.0, 0.0};
   for (long long k = 0; k < b.extent[axis]; k++) {
     idx[axis] = b.start[axis] + k;
-    tsr_stat one = tsr_stat_of_one(kind, eval_element(p, idx));
+    tsr_stat one = tsr_stat_of_one(kind, eval_element(p, idx), (double)k);
     tsr_stat_merge_inline(kind, &acc, &one);
   }
   out[o] = acc;
@@ -428,7 +452,8 @@ static int scratch_create(launch_scratch *s) {
   if (st == TSR_OK) st = CUDA_STATUS(cudaMalloc(&s->dout, LAUNCH_OUT_BYTES));
   if (st == TSR_OK) st = CUDA_STATUS(cudaMallocHost(&s->hout, LAUNCH_OUT_BYTES));
   if (st == TSR_OK) st = CUDA_STATUS(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
-  if (st != TSR_OK) scratch_destroy(s);
+  if (st != TSR_OK)
+    scratch_destroy(s);
   else /* outside the pool, in the summary's peak */
     tsr_gpu_count_outside((long long)(LAUNCH_IN_BYTES + LAUNCH_OUT_BYTES));
   return st;
@@ -506,16 +531,21 @@ static void timer_end(kernel_timer *t, int ok, tsr_trace_args args) {
   cudaEventDestroy(t->ev[1]);
 }
 
-static void launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s, int maxparts,
-                         slice_args sl) {
+/* The launch, then its launch error. */
+static int launch_slice(const dprog *d, int kind, dim3 grid, launch_scratch *s, int maxparts,
+                        slice_args sl) {
+  int st;
   if (d->chain == GEN)
-    launch_reduce_full<GEN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+    st = launch_reduce_full<GEN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
   else if (d->chain == GEN_REST)
-    launch_reduce_full<GEN_REST>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+    st = launch_reduce_full<GEN_REST>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts,
+                                      sl);
   else if (d->chain)
-    launch_reduce_full<CHAIN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+    st = launch_reduce_full<CHAIN>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts,
+                                   sl);
   else
-    launch_reduce_full<0>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+    st = launch_reduce_full<0>(kind, grid, *d, s->dbx, s->dcnt, s->dparts, s->dout, maxparts, sl);
+  return st != TSR_OK ? st : CUDA_STATUS(cudaGetLastError());
 }
 
 /* One launch too long to wait for in one piece (a chunk of billions of
@@ -537,9 +567,8 @@ static int reduce_sliced(const dprog *d, int kind, dim3 grid, launch_scratch *s,
     long long j1 = iters - j <= step ? iters : j + step;
     int last = j1 == iters;
     double t0 = tsr_trace_now();
-    launch_slice(d, kind, grid, s, maxparts,
-                 slice_args{j, last ? LLONG_MAX : j1, (tsr_stat *)state, last});
-    st = CUDA_STATUS(cudaGetLastError());
+    st = launch_slice(d, kind, grid, s, maxparts,
+                      slice_args{j, last ? LLONG_MAX : j1, (tsr_stat *)state, last});
     if (st == TSR_OK && !last) st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
     if (st == TSR_OK && !last && tsr_interrupted())
       st = TSR_ERROR(TSR_ERR_INTERRUPTED, "interrupted");
@@ -547,8 +576,10 @@ static int reduce_sliced(const dprog *d, int kind, dim3 grid, launch_scratch *s,
     step = (long long)((double)step * (f > 8.0 ? 8.0 : f < 0.125 ? 0.125 : f));
     j = j1;
   }
-  if (st != TSR_OK) cudaStreamSynchronize(STREAM); /* before the state goes back */
-  else st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+  if (st != TSR_OK)
+    cudaStreamSynchronize(STREAM); /* before the state goes back */
+  else
+    st = CUDA_STATUS(cudaStreamSynchronize(STREAM));
   tsr_gpu_release(state);
   return st;
 }
@@ -577,8 +608,7 @@ static int reduce_launch(const dprog *d, int kind, int64_t count, int maxparts, 
     if (elems > SLICE_ELEMS && count == 1) {
       st = reduce_sliced(d, kind, grid, s, maxparts, iters, elems);
     } else {
-      launch_slice(d, kind, grid, s, maxparts, slice_args{0, LLONG_MAX, NULL, 1});
-      st = CUDA_STATUS(cudaGetLastError());
+      st = launch_slice(d, kind, grid, s, maxparts, slice_args{0, LLONG_MAX, NULL, 1});
     }
     timer_stop(t);
   }

@@ -247,26 +247,29 @@ int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out) {
   return node_intern(&p, out);
 }
 
-/* NumPy's result types: sum of bool and integers in 64 bits, mean, var and
- * std of them in float64, min and max in the operand's type. */
-static tsr_dtype reduce_dtype(int kind, tsr_dtype t) {
+/* The result dtype of reduction kind over dtype dt (red_table.h's column). */
+static tsr_dtype red_dtype(int kind, tsr_dtype dt) {
+#define RED_DT(id, nm, monoid, flags, rd, doc)    \
+  case RED_##id:                                  \
+    return rd == RD_SUM    ? tsr_dtype_sum_of(dt) \
+           : rd == RD_FLOAT ? (tsr_dtype_is_float(dt) ? dt : TSR_F64) \
+           : rd == RD_BOOL ? TSR_BOOL             \
+           : rd == RD_I64  ? TSR_I64              \
+                           : dt;
   switch ((tsr_red_kind)kind) {
-  case RED_SUM:
-    return tsr_dtype_sum_of(t);
-  case RED_MEAN:
-  case RED_VAR:
-  case RED_STD:
-    return tsr_dtype_is_float(t) ? t : TSR_F64;
-  case RED_MIN:
-  case RED_MAX:
-    return t;
+    TSR_RED_TABLE(RED_DT)
+  case RED_NKINDS:
+    break;
   }
-  return t;
+#undef RED_DT
+  return dt;
 }
 
 int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr_node **out) {
+  if (kind < 0 || kind >= RED_NKINDS)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "reduction of unknown kind %d", kind);
   tsr_node p;
-  proto_init(&p, N_REDUCE, kind, reduce_dtype(kind, x->dtype));
+  proto_init(&p, N_REDUCE, kind, red_dtype(kind, x->dtype));
   p.in[0] = x;
   p.axis = axis;
   p.keepdims = keepdims;
@@ -349,10 +352,12 @@ const char *tsr_ew_name(int op) {
 #undef EW_NAME_B
 #undef EW_NAME_J
 
+#define RED_NAME(id, nm, monoid, flags, rd, doc) [RED_##id] = nm,
 const char *tsr_red_name(int kind) {
-  static const char *names[] = {"sum", "mean", "min", "max", "var", "std"};
-  return kind >= 0 && kind <= RED_STD ? names[kind] : "?";
+  static const char *const names[RED_NKINDS] = {TSR_RED_TABLE(RED_NAME)};
+  return kind >= 0 && kind < RED_NKINDS ? names[kind] : "?";
 }
+#undef RED_NAME
 
 int tsr_node_kept(const tsr_node *n) {
   if (n->kind == N_PERSIST || n->kind == N_SCAN) return 1;

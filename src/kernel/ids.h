@@ -8,6 +8,7 @@
 #define TSR_IDS_H
 
 #include "kernel/ew_table.h"
+#include "kernel/red_table.h"
 
 /* Most axes of an array. */
 #define TSR_MAXDIM 4
@@ -63,6 +64,9 @@ typedef enum tsr_ew_op {
 #undef TSR_EW_ENUM_B
 #undef TSR_EW_ENUM_J
 
-typedef enum tsr_red_kind { RED_SUM, RED_MEAN, RED_MIN, RED_MAX, RED_VAR, RED_STD } tsr_red_kind;
+/* Reductions: one per row of kernel/red_table.h (RED_SUM, RED_PROD, ...). */
+#define TSR_RED_ENUM(id, nm, monoid, flags, rd, doc) RED_##id,
+typedef enum tsr_red_kind { TSR_RED_TABLE(TSR_RED_ENUM) RED_NKINDS } tsr_red_kind;
+#undef TSR_RED_ENUM
 
 #endif

@@ -54,21 +54,34 @@ static double lane_extreme(const double *x, int64_t len, int want_max) {
   return nan ? NAN : m;
 }
 
-tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len) {
+/* Any kind, one element at a time in order (the monoids without lanes). */
+static tsr_stat one_by_one(int kind, const double *x, int64_t len, double first) {
+  tsr_stat s = tsr_stat_empty(kind);
+  for (int64_t i = 0; i < len; i++) {
+    tsr_stat one = tsr_stat_of_one(kind, x[i], first + (double)i);
+    tsr_stat_merge_inline(kind, &s, &one);
+  }
+  return s;
+}
+
+tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len, double first) {
   tsr_stat s = {(double)len, 0.0, 0.0};
   if (len == 0) return s;
-  switch (kind) {
-  case RED_MIN:
-  case RED_MAX:
-    s.a = lane_extreme(x, len, kind == RED_MAX);
+  switch (tsr_red_monoid(kind)) {
+  case RM_MIN:
+  case RM_MAX:
+    s.a = lane_extreme(x, len, tsr_red_monoid(kind) == RM_MAX);
     break;
-  case RED_VAR:
-  case RED_STD:
+  case RM_MOMENTS:
     s.a = lane_sum(x, len, 0.0) / (double)len;
     s.b = lane_sqdev(x, len, s.a);
     break;
-  default:
+  case RM_ADD:
+  case RM_MEAN:
     s.a = lane_sum(x, len, 0.0);
+    break;
+  default:
+    s = one_by_one(kind, x, len, first);
   }
   return s;
 }
@@ -77,9 +90,9 @@ void tsr_stat_merge(int kind, tsr_stat *acc, const tsr_stat *s) {
   tsr_stat_merge_inline(kind, acc, s);
 }
 
-void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len) {
+void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len, double index) {
   for (int64_t i = 0; i < len; i++) {
-    tsr_stat one = tsr_stat_of_one(kind, x[i]);
+    tsr_stat one = tsr_stat_of_one(kind, x[i], index);
     tsr_stat_merge(kind, &acc[i], &one);
   }
 }
@@ -95,20 +108,29 @@ tsr_stat tsr_stat_combine(int kind, const tsr_stat *parts, int64_t n) {
 }
 
 double tsr_stat_finish(int kind, const tsr_stat *s, int ddof) {
-  switch (kind) {
-  case RED_SUM:
+  int empty = s->n == 0;
+  switch (tsr_red_monoid(kind)) {
+  case RM_ADD:
+  case RM_COUNT:
     return s->a;
-  case RED_MEAN:
-    return s->n > 0 ? s->a / s->n : NAN;
-  case RED_MIN:
-  case RED_MAX:
-    return s->n > 0 ? s->a : NAN;
-  case RED_VAR:
-  case RED_STD: {
+  case RM_MEAN:
+    return empty ? NAN : s->a / s->n;
+  case RM_MIN:
+  case RM_MAX:
+    return empty ? NAN : s->a;
+  case RM_MOMENTS: {
     double dof = s->n - ddof;
     double var = dof > 0 ? s->b / dof : NAN;
-    return kind == RED_STD ? sqrt(var) : var;
+    return tsr_red_flags(kind) & RF_STD ? sqrt(var) : var;
   }
+  case RM_MUL:
+  case RM_AND:
+    return empty ? 1.0 : s->a;
+  case RM_OR:
+    return empty ? 0.0 : s->a;
+  case RM_ARGMAX:
+  case RM_ARGMIN:
+    return empty ? NAN : s->b;
   }
-  return NAN;
+  return NAN; /* not a row of red_table.h */
 }

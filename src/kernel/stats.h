@@ -15,8 +15,9 @@
 
 typedef struct tsr_stat {
   double n; /* element count */
-  double a; /* sum (sum, mean), extreme (min, max) or mean (var, std) */
-  double b; /* sum of squared deviations (var, std) */
+  double a; /* sum (sum, mean), extreme (min, max, argmax, argmin), mean
+             * (var, std), product (prod), 0/1 (any, all), count (count_nonzero) */
+  double b; /* sum of squared deviations (var, std), index (argmax, argmin) */
 } tsr_stat;
 
 /* Elements of the partial of one box of ndim axes: 1 (axis < 0: all axes),
@@ -32,20 +33,22 @@ static inline int64_t tsr_partial_count(int ndim, const int64_t *extent, int axi
 /* The empty partial (n = 0) of a reduction kind. */
 tsr_stat tsr_stat_empty(int kind);
 
-/* Partial of len values, in a fixed order. */
-tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len);
+/* Partial of len values, in a fixed order; first: the index of x[0] (kinds
+ * with RF_INDEX; x[i] has index first + i). */
+tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len, double first);
 
 /* acc = acc followed by s (order matters for floating point). */
 void tsr_stat_merge(int kind, tsr_stat *acc, const tsr_stat *s);
 
-/* Adds one value x to each of len running partials acc[i] (reductions along a
- * non-contiguous axis). */
-void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len);
+/* Adds one value x[i] to each of len running partials acc[i] (reductions
+ * along a non-contiguous axis); index: the values' index along the axis. */
+void tsr_stat_update_row(int kind, tsr_stat *acc, const double *x, int64_t len, double index);
 
 /* Pairwise combination of n ordered partials. */
 tsr_stat tsr_stat_combine(int kind, const tsr_stat *parts, int64_t n);
 
-/* Final value: sum, mean, extreme, variance with ddof, or its square root. */
+/* Final value: sum, mean, extreme, variance with ddof, or its square root,
+ * product, 0/1, count, index; NaN for an index kind's empty partial. */
 double tsr_stat_finish(int kind, const tsr_stat *s, int ddof);
 
 #endif

@@ -80,6 +80,39 @@ for e in 'sum(sum(normal(shape=(900, 700), chunks=(200, 300), seed=1), axis=0) *
   expect_close "$(cpu "$e")" "$(gpu "$e")" 1e-12
 done
 
+# The reductions of kernel/red_table.h's generic rows: indices, 0/1 and
+# counts equal to the CPU's (argmax/argmin's ties keep the smaller index, so
+# the grouping does not matter), products within 1e-10 (another order of
+# multiplication); a random leaf (the GEN kernels: index rows take the
+# general walk), a chain, axis reductions, a chunk large enough to be
+# sliced, the general kernel (TESSERA_GPU_NO_WALK) and 3 ranks alike.
+for e in 'argmax(normal(shape=(3000, 2000), chunks=(700, 900), seed=21))' \
+         'argmin(uniform(shape=(100000,), chunks=7000, seed=22)[::-3])' \
+         'nanargmax(log(normal(shape=(900, 700), chunks=(200, 300), seed=23)))' \
+         'nanargmin(log(normal(shape=(900, 700), chunks=(200, 300), seed=23)))' \
+         'argmax(log(normal(shape=(900, 700), chunks=(200, 300), seed=23)))' \
+         'sum(argmax(floor(uniform(0, 4, shape=(900, 700), chunks=(200, 300), seed=24)), axis=0) * arange(700))' \
+         'sum(argmin(normal(shape=(500, 400), chunks=(100, 100), seed=3), axis=1) * arange(500))' \
+         'argmax(floor(uniform(0, 50, shape=(3000, 3000), chunks=1000, seed=28)))' \
+         'count_nonzero(floor(uniform(0, 2, shape=(3000, 3000), chunks=1000, seed=25)))' \
+         'sum(count_nonzero(floor(uniform(0, 2, shape=(900, 700), chunks=(200, 300), seed=25)), axis=1) * arange(900))' \
+         'any(greater(normal(shape=(2000, 2000), chunks=512, seed=7), 5))' \
+         'all(greater(uniform(shape=(2000, 2000), chunks=512, seed=8), 0))' \
+         'sum(all(greater(uniform(shape=(900, 700), chunks=(200, 300), seed=8), 0.001), axis=1) * arange(900))' \
+         'argmax(normal(shape=(40000, 20000), chunks=(40000, 20000), seed=13))'; do
+  g=$(gpu "$e")
+  expect_eq "$(cpu "$e")" "$g" "CPU and GPU $e"
+  expect_eq "$g" "$(TESSERA_GPU_NO_WALK=1 gpu "$e")" "the walking and general kernels on $e"
+done
+expect_eq "$(gpu 'argmax(normal(shape=(3000, 2000), chunks=(700, 900), seed=21))')" \
+  "$(mpi_run 3 "$TESSERA" --quiet --backend=cuda --gpus-shared eval 'argmax(normal(shape=(3000, 2000), chunks=(700, 900), seed=21))')" \
+  "argmax on 3 GPU ranks"
+for e in 'prod(1 + uniform(-1e-3, 1e-3, shape=(3000, 3000), chunks=1000, seed=26))' \
+         'nanprod(sqrt(normal(1, 0.001, shape=(3000, 3000), chunks=1000, seed=26)))' \
+         'sum(prod(1 + uniform(-0.01, 0.01, shape=(900, 700), chunks=(200, 300), seed=27), axis=0) * arange(700))'; do
+  expect_close "$(cpu "$e")" "$(gpu "$e")" 1e-10
+done
+
 # Same digits for any number of GPUs (ranks share GPUs where there are fewer).
 e='sum((normal(10, 1, shape=(20000, 20000), chunks=(2000, 2000), seed=1) + 1)[::2, ::2])'
 one=$(gpu "$e")
