@@ -158,6 +158,42 @@ int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis) {
   return TSR_OK;
 }
 
+int tsr_arg_axes(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis, unsigned *mask) {
+  unsigned all = ndim > 0 ? (1u << ndim) - 1 : 0;
+  *mask = all;
+  if (!a->given[i] || a->v[i].kind != V_TUPLE) {
+    TSR_CHECK(tsr_arg_axis(c, a, i, ndim, axis));
+    if (*axis >= 0) *mask = 1u << *axis;
+    return TSR_OK;
+  }
+  const tsr_value *v = &a->v[i];
+  unsigned m = 0;
+  for (int k = 0; k < v->nitems; k++) {
+    const tsr_value *e = &v->items[k];
+    if (e->kind != V_INT && e->kind != V_BOOL)
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_TYPE,
+                           "axis must be an integer or a tuple of integers, got %s in the tuple",
+                           tsr_value_type_name(e));
+    long long ax = e->i;
+    if (ax < -ndim || ax >= ndim)
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_INDEX,
+                           "axis %lld is out of bounds for array of dimension %d", ax, ndim);
+    int d = (int)(ax < 0 ? ax + ndim : ax);
+    if (m & (1u << d))
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "duplicate value in 'axis'");
+    m |= 1u << d;
+  }
+  *mask = m;
+  if (m == all)
+    *axis = -1;
+  else if (m && !(m & (m - 1))) {
+    *axis = 0;
+    while (!(m & (1u << *axis))) (*axis)++;
+  } else
+    *axis = TSR_AXES_SET;
+  return TSR_OK;
+}
+
 int tsr_as_array(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like,
                  tsr_node **out) {
   if (v->kind == V_ARRAY) {

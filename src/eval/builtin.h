@@ -57,6 +57,14 @@ int tsr_arg_chunk_axis(tsr_ctx *c, const ast_node *at, const tsr_value *e, int a
 /* axis=: None -> -1 (all axes); negative counts from the end. */
 int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis);
 
+/* axis= of a reduction, as NumPy's: an int or None as tsr_arg_axis, or a
+ * tuple (a list) of distinct axes, negative ones counted from the end. A
+ * tuple of every axis gives -1 (the full reduction, as None), of one axis
+ * that axis, otherwise TSR_AXES_SET with the listed axes in *mask (none:
+ * no reduction). *mask is always the set of reduced axes. */
+#define TSR_AXES_SET (-2)
+int tsr_arg_axes(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis, unsigned *mask);
+
 /* Argument i as an array: "WHAT needs an array, got TYPE" at it otherwise. */
 int tsr_arg_array(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_node **out);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "eval/ops_stats.h"
 #include "graph/ew_dtype.h"
 #include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
@@ -317,9 +318,16 @@ int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
     return reduce_number(c, call, def->code, tsr_value_number(&a->v[0]), ddof, out);
   tsr_node *x, *n;
   int axis = -1;
+  unsigned mask = 0;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  TSR_CHECK(tsr_arg_axis(c, a, 1, x->grid.ndim, &axis));
-  int64_t len = axis < 0 ? tsr_node_size(x) : x->grid.shape[axis];
+  if (flags & RF_INDEX) { /* NumPy's argmax takes one axis */
+    TSR_CHECK(tsr_arg_axis(c, a, 1, x->grid.ndim, &axis));
+    mask = axis < 0 ? ~0u : 1u << axis;
+  } else
+    TSR_CHECK(tsr_arg_axes(c, a, 1, x->grid.ndim, &axis, &mask));
+  int64_t len = 1;
+  for (int d = 0; d < x->grid.ndim; d++)
+    if (mask & (1u << d)) len *= x->grid.shape[d];
   if (len == 0 && (flags & RF_NOEMPTY)) {
     if (flags & RF_INDEX)
       return tsr_ctx_error(c, call, TSR_ERR_VALUE, "attempt to get %s of an empty sequence",
@@ -329,8 +337,8 @@ int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
                          def->code == RED_MIN ? "minimum" : "maximum");
   }
   if (axis >= 0 && x->grid.ndim == 1 && !keep) axis = -1; /* a 1-d axis reduction is a full one */
-  TSR_CHECK(
-      tsr_ctx_relocate(c, call, tsr_node_reduce(def->code, x, axis, (int)keep, (int)ddof, &n)));
+  TSR_CHECK(tsr_ctx_relocate(c, call,
+                             tsr_reduce_axes(def->code, x, axis, mask, (int)keep, (int)ddof, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }

@@ -9,14 +9,79 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
+#include "kernel/stats_merge.h"
 #include "util/error.h"
 
-/* The axis (-1: all) of a reduction of x at argument i, and keepdims at k. */
-static int reduce_args(tsr_ctx *c, tsr_args *a, tsr_node *x, int i, int k, int *axis, int *keep) {
+/* ---- reductions over several axes ------------------------------------------ */
+
+/* The number of elements a reduction over the axes of mask takes in. */
+static int64_t axes_len(const tsr_node *x, unsigned mask) {
+  int64_t n = 1;
+  for (int d = 0; d < x->grid.ndim; d++)
+    if (mask & (1u << d)) n *= x->grid.shape[d];
+  return n;
+}
+
+int tsr_reduce_axes(int kind, tsr_node *x, int axis, unsigned mask, int keep, int ddof,
+                    tsr_node **out) {
+  if (axis != TSR_AXES_SET) return tsr_node_reduce(kind, x, axis, keep, ddof, out);
+  int nd = x->grid.ndim, m = tsr_red_monoid(kind);
+  if (!mask) { /* no axis: the reduction of each element alone, over a new axis of length 1 */
+    tsr_axis_sel sel[TSR_MAXDIM + 1];
+    tsr_node *y;
+    sel[0] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
+    for (int d = 0; d < nd; d++)
+      sel[d + 1] = (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, x->grid.shape[d], 0};
+    TSR_CHECK(tsr_node_select(x, sel, nd + 1, &y));
+    return tsr_node_reduce(kind, y, 0, 0, ddof, out);
+  }
+  tsr_dtype ft = tsr_dtype_is_float(x->dtype) ? x->dtype : TSR_F64; /* NumPy's mean type */
+  int64_t n = axes_len(x, mask);
+  tsr_node *f, *r;
+  switch (m) {
+  case RM_MEAN: /* NumPy's _mean: the sum in the mean's type over the count */
+    TSR_CHECK(tsr_node_astype(x, ft, &f));
+    TSR_CHECK(tsr_reduce_axes(RED_SUM, f, axis, mask, keep, 0, &r));
+    return tsr_node_op_number(EW_DIV, r, (double)n, out);
+  case RM_MOMENTS: { /* NumPy's _var: d = x - mean, sum(d * d) / max(n - ddof, 0) */
+    tsr_node *mu, *d;
+    TSR_CHECK(tsr_node_astype(x, ft, &f));
+    TSR_CHECK(tsr_reduce_axes(RED_MEAN, x, axis, mask, 1, 0, &mu));
+    TSR_CHECK(tsr_node_binary(EW_SUB, f, mu, &d));
+    TSR_CHECK(tsr_node_binary(EW_MUL, d, d, &d));
+    TSR_CHECK(tsr_reduce_axes(RED_SUM, d, axis, mask, keep, 0, &r));
+    TSR_CHECK(tsr_node_op_number(EW_DIV, r, n - ddof > 0 ? (double)(n - ddof) : 0.0, &r));
+    if (tsr_red_flags(kind) & RF_STD) return tsr_node_unary(EW_SQRT, r, out);
+    *out = r;
+    return TSR_OK;
+  }
+  case RM_ARGMAX:
+  case RM_ARGMIN:
+    return TSR_ERROR(TSR_ERR_INTERNAL, "%s over several axes", tsr_red_name(kind));
+  }
+  /* an associative monoid: one axis at a time from the last, so the axes
+   * still to reduce keep their numbers; the later steps merge partials
+   * (counts and sums add, nanprod's NaN are gone and its inf * 0 stays NaN) */
+  int next = m == RM_COUNT || m == RM_ADD ? RED_SUM : m == RM_MUL ? RED_PROD : kind;
+  r = x;
+  for (int d = nd - 1, first = 1; d >= 0; d--)
+    if (mask & (1u << d)) {
+      TSR_CHECK(tsr_node_reduce(first ? kind : next, r, d, keep, 0, &r));
+      first = 0;
+    }
+  *out = r;
+  return TSR_OK;
+}
+
+/* The axis (-1: all, one, or TSR_AXES_SET with the axes in mask) of a
+ * reduction of x at argument i, and keepdims at k. */
+static int reduce_args(tsr_ctx *c, tsr_args *a, tsr_node *x, int i, int k, int *axis,
+                       unsigned *mask, int *keep) {
   long long kd = 0;
   if (a->given[k]) TSR_CHECK(tsr_arg_int(c, a, k, "keepdims", &kd));
-  TSR_CHECK(tsr_arg_axis(c, a, i, x->grid.ndim, axis));
+  TSR_CHECK(tsr_arg_axes(c, a, i, x->grid.ndim, axis, mask));
   *keep = kd != 0;
   if (*axis >= 0 && x->grid.ndim == 1 && !*keep)
     *axis = -1; /* a 1-d axis reduction is a full one */
@@ -34,13 +99,14 @@ int tsr_b_ptp(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   }
   tsr_node *x, *hi, *lo, *n;
   int axis, keep;
+  unsigned mask;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &keep));
-  if ((axis < 0 ? tsr_node_size(x) : x->grid.shape[axis]) == 0)
+  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &mask, &keep));
+  if (axes_len(x, mask) == 0)
     return tsr_ctx_error(c, call, TSR_ERR_VALUE,
                          "zero-size array to reduction operation maximum which has no identity");
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MAX, x, axis, keep, 0, &hi)));
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MIN, x, axis, keep, 0, &lo)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_reduce_axes(RED_MAX, x, axis, mask, keep, 0, &hi)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_reduce_axes(RED_MIN, x, axis, mask, keep, 0, &lo)));
   TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_SUB, hi, lo, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
@@ -81,15 +147,19 @@ int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   }
   tsr_node *x, *w, *num, *den, *n;
   int axis, keep;
+  unsigned mask;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  TSR_CHECK(reduce_args(c, a, x, 1, 3, &axis, &keep));
+  TSR_CHECK(reduce_args(c, a, x, 1, 3, &axis, &mask, &keep));
   if (!weighted) {
-    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MEAN, x, axis, keep, 0, &n)));
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_reduce_axes(RED_MEAN, x, axis, mask, keep, 0, &n)));
     tsr_set_array(out, n);
     return TSR_OK;
   }
   TSR_CHECK(tsr_arg_array(c, a, 2, "weights", &w));
   if (!same_shape(x, w)) {
+    if (a->v[1].kind == V_TUPLE && x->grid.ndim > 1)
+      return tsr_ctx_error(c, a->at[2], TSR_ERR_SHAPE,
+                           "weights must have a's shape when axis is a tuple");
     if (axis < 0 && !(x->grid.ndim == 1 && a->given[1] && a->v[1].kind != V_NONE))
       return tsr_ctx_error(c, a->at[2], TSR_ERR_SHAPE,
                            "axis must be specified when shapes of a and weights differ");
@@ -97,8 +167,8 @@ int tsr_b_average(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
     TSR_CHECK(along_axis(c, a->at[2], w, x, ax, &w));
   }
   TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x, w, &num)));
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, num, axis, keep, 0, &num)));
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, w, axis, keep, 0, &den)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_reduce_axes(RED_SUM, num, axis, mask, keep, 0, &num)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_reduce_axes(RED_SUM, w, axis, mask, keep, 0, &den)));
   TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_DIV, num, den, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
@@ -117,16 +187,16 @@ static int nan_unless_positive(tsr_node *x, tsr_node **out) {
 
 /* sum((nanzero(x) - mean) * notnan(x))**2 / (count - ddof), NaN where
  * count - ddof <= 0: nanvar's steps. */
-static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, int keep, int ddof,
-                       tsr_node *cnt, tsr_node **out) {
+static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, unsigned mask, int keep,
+                       int ddof, tsr_node *cnt, tsr_node **out) {
   tsr_node *sk, *ck, *avg, *d, *sq, *ss, *dof, *ok, *v;
-  TSR_CHECK(tsr_node_reduce(RED_SUM, z, axis, 1, 0, &sk));
-  TSR_CHECK(tsr_node_reduce(RED_SUM, m, axis, 1, 0, &ck));
+  TSR_CHECK(tsr_reduce_axes(RED_SUM, z, axis, mask, 1, 0, &sk));
+  TSR_CHECK(tsr_reduce_axes(RED_SUM, m, axis, mask, 1, 0, &ck));
   TSR_CHECK(tsr_node_binary(EW_DIV, sk, ck, &avg));
   TSR_CHECK(tsr_node_binary(EW_SUB, z, avg, &d));
   TSR_CHECK(tsr_node_binary(EW_MUL, d, m, &d));
   TSR_CHECK(tsr_node_binary(EW_MUL, d, d, &sq));
-  TSR_CHECK(tsr_node_reduce(RED_SUM, sq, axis, keep, 0, &ss));
+  TSR_CHECK(tsr_reduce_axes(RED_SUM, sq, axis, mask, keep, 0, &ss));
   TSR_CHECK(tsr_node_op_number(EW_SUB, cnt, (double)ddof, &dof));
   TSR_CHECK(nan_unless_positive(dof, &ok));
   TSR_CHECK(tsr_node_binary(EW_DIV, ss, dof, &v));
@@ -135,28 +205,31 @@ static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, int keep
   return TSR_OK;
 }
 
-static int nan_reduce(int kind, tsr_node *x, int axis, int keep, int ddof, tsr_node **out) {
+static int nan_reduce(int kind, tsr_node *x, int axis, unsigned mask, int keep, int ddof,
+                      tsr_node **out) {
   tsr_node *z, *m, *cnt, *r, *e;
   TSR_CHECK(tsr_node_unary(EW_NANZERO, x, &z));
   TSR_CHECK(tsr_node_unary(EW_NOTNAN, x, &m));
-  TSR_CHECK(tsr_node_reduce(RED_SUM, m, axis, keep, 0, &cnt));
+  TSR_CHECK(tsr_reduce_axes(RED_SUM, m, axis, mask, keep, 0, &cnt));
   switch (kind) {
   case RED_SUM:
-    return tsr_node_reduce(RED_SUM, z, axis, keep, 0, out);
+    return tsr_reduce_axes(RED_SUM, z, axis, mask, keep, 0, out);
   case RED_MEAN:
-    TSR_CHECK(tsr_node_reduce(RED_SUM, z, axis, keep, 0, &r));
+    TSR_CHECK(tsr_reduce_axes(RED_SUM, z, axis, mask, keep, 0, &r));
     return tsr_node_binary(EW_DIV, r, cnt, out);
   case RED_MIN:
   case RED_MAX: /* fmin(x, inf) is x but NaN's inf; an all-NaN slice is NaN */
+    if (!tsr_dtype_is_float(x->dtype)) /* no NaN: NumPy's fmin.reduce keeps the type */
+      return tsr_reduce_axes(kind, x, axis, mask, keep, 0, out);
     TSR_CHECK(tsr_node_op_number(kind == RED_MIN ? EW_FMIN : EW_FMAX, x,
                                  kind == RED_MIN ? INFINITY : -INFINITY, &e));
-    TSR_CHECK(tsr_node_reduce(kind, e, axis, keep, 0, &r));
+    TSR_CHECK(tsr_reduce_axes(kind, e, axis, mask, keep, 0, &r));
     TSR_CHECK(tsr_node_binary(EW_DIV, cnt, cnt, &cnt));
     return tsr_node_binary(EW_MUL, r, cnt, out);
   case RED_VAR:
-    return nan_moments(x, z, m, axis, keep, ddof, cnt, out);
+    return nan_moments(x, z, m, axis, mask, keep, ddof, cnt, out);
   case RED_STD:
-    TSR_CHECK(nan_moments(x, z, m, axis, keep, ddof, cnt, &r));
+    TSR_CHECK(nan_moments(x, z, m, axis, mask, keep, ddof, cnt, &r));
     return tsr_node_unary(EW_SQRT, r, out);
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "nan-reduction of kind %d", kind);
@@ -183,14 +256,14 @@ int tsr_b_nanreduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr
   }
   tsr_node *x, *n;
   int axis, keep;
+  unsigned mask;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &keep));
-  if ((def->code == RED_MIN || def->code == RED_MAX) &&
-      (axis < 0 ? tsr_node_size(x) : x->grid.shape[axis]) == 0)
+  TSR_CHECK(reduce_args(c, a, x, 1, 2, &axis, &mask, &keep));
+  if ((def->code == RED_MIN || def->code == RED_MAX) && axes_len(x, mask) == 0)
     return tsr_ctx_error(c, call, TSR_ERR_VALUE,
                          "zero-size array to reduction operation %s which has no identity",
                          def->code == RED_MIN ? "fmin" : "fmax");
-  TSR_CHECK(tsr_ctx_relocate(c, call, nan_reduce(def->code, x, axis, keep, (int)ddof, &n)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, nan_reduce(def->code, x, axis, mask, keep, (int)ddof, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }
