@@ -110,13 +110,15 @@ class Cupy:
         self.rs = cp.random.RandomState(0)
         self.version = cp.__version__
         if self.name == "cupy":
+            import os
+            acc = "?"
             try:  # cumsum goes to CUB's device scan when "cub" is among them
                 from cupy._core import _accelerator
-                acc = [{0: "cub", 1: "cutensor", 2: "cutensornet"}.get(a, str(a))
-                       for a in _accelerator.get_routine_accelerators()]
-                self.version += f" (routine accelerators: {','.join(acc) or 'none'})"
+                acc = _accelerator.get_routine_accelerators()
             except Exception:  # noqa: BLE001 - only a label
                 pass
+            self.version += (f" (CUPY_ACCELERATORS={os.environ.get('CUPY_ACCELERATORS', 'unset')},"
+                             f" routine accelerators {acc})")
 
     def sync(self):
         if self.name == "cupy":
