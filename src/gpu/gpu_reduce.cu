@@ -342,14 +342,27 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
  * One kernel per row of kernel/red_table.h: the cases come from the rows
  * and there is no default, so a kind that is not a row is an error, never
  * another row's kernel (before, any kind not listed ran the std kernel). */
+/* The kinds with kernels of their own for random chains (GEN, GEN_REST:
+ * the paired Philox loops, the bulk of this file's compile time): W1's and
+ * W2's. The other rows run such programs as CHAIN ones, element by element
+ * (the indexed ones did anyway: they need each element's index), which
+ * keeps the build at the six kinds' kernels instead of fifteen (nvcc took
+ * over 9 minutes for this file with every row in every mode). */
+#define GEN_KIND(K)                                                                             \
+  ((K) == RED_SUM || (K) == RED_MEAN || (K) == RED_MIN || (K) == RED_MAX || (K) == RED_VAR || \
+   (K) == RED_STD)
 template <int MODE, bool SLICED>
 static int launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, const long long *c,
                        const int *np, tsr_stat *out, long long stride, slice_args sl) {
-#define TSR_REDUCE_CASE(id, nm, monoid, flags, rd, doc)               \
-  case RED_##id:                                                      \
-    reduce_full_kernel<RED_##id, MODE, SLICED>                        \
-        <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl); \
-    return TSR_OK;
+#define TSR_REDUCE_CASE(id, nm, monoid, flags, rd, doc)                 \
+  case RED_##id:                                                        \
+    if constexpr (MODE >= GEN && !GEN_KIND(RED_##id)) {                 \
+      return launch_kind<CHAIN, SLICED>(kind, grid, d, b, c, np, out, stride, sl); \
+    } else {                                                            \
+      reduce_full_kernel<RED_##id, MODE, SLICED>                        \
+          <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl); \
+      return TSR_OK;                                                    \
+    }
   switch ((tsr_red_kind)kind) {
     TSR_RED_TABLE(TSR_REDUCE_CASE)
   case RED_NKINDS:
