@@ -228,6 +228,10 @@ typedef struct tsr_backend_ops {
               int nan);
   int (*scan_carry)(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                     const double *carry, int dtype);
+  /* Sort (exec/sort.c), in place on a (outer x len x inner, compact, in
+   * backend memory): each line a[o, ., i] ascending, NaN last (NumPy's
+   * sort); the same values in the same order on every call. */
+  int (*sort)(int64_t outer, int64_t len, int64_t inner, double *a);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -319,6 +323,7 @@ int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t i
                 int op, double identity, int nan);
 int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
                       double *a, int op, const double *carry, int dtype);
+int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a);
 
 /* Values copied between backend memory and host memory since setup, by
  * download and upload (both 0 for backends whose memory is host memory:
