@@ -1,11 +1,13 @@
 /*
  * cpu_sort.c - the CPU backend's sort op (backend.h: sort): each line
  * copied out, sorted with qsort (NaN last, as NumPy) and copied back, the
- * lines spread over OpenMP threads.
+ * lines spread over OpenMP threads; the nan-statistics then read the
+ * sorted line with the shared kernel/quantile.h.
  */
 #include <stdlib.h>
 
 #include "cpu/cpu.h"
+#include "kernel/quantile.h"
 #include "util/error.h"
 
 /* Ascending, NaN after everything (NumPy's order). */
@@ -16,7 +18,14 @@ static int cmp_nan_last(const void *pa, const void *pb) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a) {
+/* The sorted line p (stride s): its statistic at its start unless what is
+ * TSR_SORT_ONLY. */
+static void line_stat(double *p, int64_t s, int64_t len, int what, double q) {
+  if (what == TSR_SORT_ONLY) return;
+  p[0] = tsr_q_sorted(p, s, tsr_q_count(p, s, len), q, what == TSR_SORT_NANMEDIAN);
+}
+
+int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {
   int fail = 0;
 #pragma omp parallel reduction(| : fail)
   {
@@ -28,12 +37,14 @@ int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a) {
         double *p = a + o * len * inner + i;
         if (inner == 1) {
           qsort(p, (size_t)len, sizeof(double), cmp_nan_last);
+          line_stat(p, 1, len, what, q);
           continue;
         }
         if (!line) continue;
         for (int64_t l = 0; l < len; l++) line[l] = p[l * inner];
         qsort(line, (size_t)len, sizeof(double), cmp_nan_last);
         for (int64_t l = 0; l < len; l++) p[l * inner] = line[l];
+        line_stat(p, inner, len, what, q);
       }
     free(line);
   }

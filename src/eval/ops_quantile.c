@@ -5,12 +5,15 @@
  * the two neighbouring order statistics of NumPy's virtual index (n - 1) q
  * as slices and interpolates them with NumPy's _lerp, and a slice whose
  * last sorted value is NaN gives NaN, as numpy/lib/function_base.py does
- * (median: the mean of the one or two middle values, as np.median).
+ * (median: the mean of the one or two middle values, as np.median). The
+ * nan-variants read the statistic the sort op leaves at the start of each
+ * line (kernel/quantile.h), one sort per q.
  */
 #include "eval/ops_quantile.h"
 
 #include <math.h>
 
+#include "kernel/quantile.h"
 #include "util/error.h"
 
 #define MAX_Q 64
@@ -40,7 +43,7 @@ int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   } else {
     axis = x->grid.ndim - 1;
   }
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, axis, &n)));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, axis, TSR_SORT_ONLY, 0.0, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }
@@ -149,19 +152,22 @@ static int q_args(tsr_ctx *c, const tsr_args *a, int kind, double *qs, int *nq, 
       return tsr_ctx_error(c, a->at[1], TSR_ERR_TYPE,
                            "q must be a number or a list of numbers, got %s",
                            tsr_value_type_name(e));
-    double x = tsr_value_number(e), top = kind == QUANT_PERCENTILE ? 100.0 : 1.0;
+    int pct = kind == QUANT_PERCENTILE || kind == QUANT_NANPERCENTILE;
+    double x = tsr_value_number(e), top = pct ? 100.0 : 1.0;
     if (!(x >= 0.0 && x <= top))
       return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "%s must be in the range [0, %g]",
-                           kind == QUANT_PERCENTILE ? "Percentiles" : "Quantiles", top);
-    qs[k] = kind == QUANT_PERCENTILE ? x / 100.0 : x;
+                           pct ? "Percentiles" : "Quantiles", top);
+    qs[k] = pct ? x / 100.0 : x;
   }
   return TSR_OK;
 }
 
-/* NaN in the result's shape: NumPy's median of an empty slice. */
-static int empty_result(const sorted *q, const tsr_node *x, tsr_node **out) {
-  int64_t shape[TSR_MAXDIM], chunk[TSR_MAXDIM];
+/* NaN in the result's shape: NumPy's median of an empty slice (and
+ * nanquantile's; a list of nq gives a leading axis). */
+static int empty_result(const sorted *q, const tsr_node *x, int nq, int list, tsr_node **out) {
+  int64_t shape[TSR_MAXDIM + 1], chunk[TSR_MAXDIM + 1];
   int nd = 0;
+  if (list) shape[nd] = chunk[nd] = nq, nd++;
   for (int d = 0; d < q->ndim; d++) {
     int gone = q->axis < 0 || d == q->axis;
     if (gone && !q->keep) continue;
@@ -184,31 +190,54 @@ static int compute(const sorted *q, int kind, const double *qs, int nq, int list
   return stack(r, nq, out);
 }
 
+/* The nan-variants: per q, the statistic each line of the sort leaves at
+ * its start (a sort of x float64). */
+static int nan_compute(sorted *q, tsr_node *x, int kind, const double *qs, int nq, int list,
+                       tsr_node **out) {
+  tsr_node *r[MAX_Q];
+  int what = kind == QUANT_NANMEDIAN ? TSR_SORT_NANMEDIAN : TSR_SORT_NANQUANTILE;
+  for (int k = 0; k < nq; k++) {
+    TSR_CHECK(tsr_node_sort(x, q->axis, what, what == TSR_SORT_NANMEDIAN ? 0.0 : qs[k], &q->s));
+    TSR_CHECK(take(q, 0, &r[k]));
+  }
+  if (!list) return *out = r[0], TSR_OK;
+  return stack(r, nq, out);
+}
+
 int tsr_b_quantile(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out) {
-  int kind = def->code, at = kind == QUANT_MEDIAN ? 1 : 2, nq = 1, list = 0;
+  int kind = def->code, med = kind == QUANT_MEDIAN || kind == QUANT_NANMEDIAN;
+  int at = med ? 1 : 2, nq = 1, list = 0;
   double qs[MAX_Q];
   long long kd = 0;
   tsr_node *x, *n;
   sorted q;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  if (kind != QUANT_MEDIAN) TSR_CHECK(q_args(c, a, kind, qs, &nq, &list));
+  if (!med) TSR_CHECK(q_args(c, a, kind, qs, &nq, &list));
   TSR_CHECK(tsr_arg_axis(c, a, at, x->grid.ndim, &q.axis));
   if (a->given[at + 1]) TSR_CHECK(tsr_arg_int(c, a, at + 1, "keepdims", &kd));
   q.keep = kd != 0;
   q.ndim = x->grid.ndim;
   q.ax = q.axis < 0 ? 0 : q.axis;
   q.may_nan = x->dtype == TSR_F64 || x->dtype == TSR_F32;
+  if (!q.may_nan && kind >= QUANT_NANMEDIAN) kind -= QUANT_NANMEDIAN; /* no NaN to skip */
+  if (q.may_nan && kind >= QUANT_NANMEDIAN && x->dtype != TSR_F64)
+    TSR_CHECK(tsr_node_astype(x, TSR_F64, &x));
   q.n = q.axis < 0 ? tsr_node_size(x) : x->grid.shape[q.axis];
-  if (q.n == 0 && kind != QUANT_MEDIAN)
+  if (q.n == 0 && (kind == QUANT_QUANTILE || kind == QUANT_PERCENTILE))
     return tsr_ctx_error(c, call, TSR_ERR_INDEX, "%s of an empty array (index -1 is out of bounds)",
                          def->name);
   if (q.n == 0) {
-    TSR_CHECK(tsr_ctx_relocate(c, call, empty_result(&q, x, &n)));
+    TSR_CHECK(tsr_ctx_relocate(c, call, empty_result(&q, x, nq, list, &n)));
     tsr_set_array(out, n);
     return TSR_OK;
   }
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, q.axis, &q.s)));
+  if (kind >= QUANT_NANMEDIAN) {
+    TSR_CHECK(tsr_ctx_relocate(c, call, nan_compute(&q, x, kind, qs, nq, list, &n)));
+    tsr_set_array(out, n);
+    return TSR_OK;
+  }
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, q.axis, TSR_SORT_ONLY, 0.0, &q.s)));
   if (q.s->dtype != TSR_F64) TSR_CHECK(tsr_node_astype(q.s, TSR_F64, &q.s));
   TSR_CHECK(tsr_ctx_relocate(c, call, compute(&q, kind, qs, nq, list, &n)));
   tsr_set_array(out, n);

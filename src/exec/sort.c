@@ -33,7 +33,7 @@ static int sort_chunks(tsr_exec *ex, tsr_node *n, double **chunks) {
   for (int64_t c = ex->rank; c < total && st == TSR_OK; c += ex->size) {
     int64_t o, l, i;
     chunk_lines(n, c, &o, &l, &i);
-    st = tsr_be_sort(ex->be, o, l, i, chunks[c]);
+    st = tsr_be_sort(ex->be, o, l, i, chunks[c], n->op, n->a);
   }
   return tsr_agree(st);
 }

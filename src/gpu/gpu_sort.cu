@@ -6,6 +6,8 @@
  * (thrust::sort on a zip iterator: a segmented sort), and scattered back.
  * The order is ascending with NaN last (NumPy's), a total order on
  * values apart from -0.0 == 0.0, so the result does not depend on timing.
+ * The nan-statistics then read each sorted line with the shared
+ * kernel/quantile.h, one thread per line.
  * Everything runs on the calling thread's stream and is complete on return.
  */
 #include <cuda_runtime.h>
@@ -21,6 +23,7 @@ extern "C" {
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_device.h"
 #include "gpu/gpu_linalg.h"
+#include "kernel/quantile.h"
 
 #define THREADS 256
 
@@ -70,6 +73,17 @@ __global__ static void move_kernel(long long outer, long long len, long long inn
   }
 }
 
+/* Line t's statistic (kernel/quantile.h) at its start, a[o, 0, i]. */
+__global__ static void stat_kernel(long long outer, long long len, long long inner, double *a,
+                                   int what, double q) {
+  long long lines = outer * inner;
+  for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < lines;
+       t += (long long)gridDim.x * blockDim.x) {
+    double *p = a + (t / inner) * len * inner + t % inner;
+    p[0] = tsr_q_sorted(p, inner, tsr_q_count(p, inner, len), q, what == TSR_SORT_NANMEDIAN);
+  }
+}
+
 static int sort_lines(long long outer, long long len, long long inner, double *a) {
   long long n = outer * len * inner;
   double *v = NULL;
@@ -89,13 +103,23 @@ static int sort_lines(long long outer, long long len, long long inner, double *a
   return finish("sort");
 }
 
-int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a) {
+static int sort_any(long long outer, long long len, long long inner, double *a) {
+  if (len == 1) return TSR_OK;
+  if (outer * inner == 1) {
+    thrust::sort(thrust::cuda::par.on(cudaStreamPerThread), a, a + len, nan_last());
+    return finish("sort");
+  }
+  return sort_lines(outer, len, inner, a);
+}
+
+int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {
   try {
-    if (outer * inner == 1) {
-      thrust::sort(thrust::cuda::par.on(cudaStreamPerThread), a, a + len, nan_last());
-      return finish("sort");
-    }
-    return sort_lines((long long)outer, (long long)len, (long long)inner, a);
+    int st = sort_any((long long)outer, (long long)len, (long long)inner, a);
+    if (st != TSR_OK || what == TSR_SORT_ONLY) return st;
+    long long lines = (long long)(outer * inner);
+    stat_kernel<<<blocks_for(lines), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, what,
+                                                                        q);
+    return finish("nan-statistic");
   } catch (const std::exception &x) {
     return TSR_ERROR(TSR_ERR_BACKEND, "GPU sort failed: %s", x.what());
   }

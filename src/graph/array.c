@@ -444,19 +444,22 @@ static int one_chunk_along(tsr_node *x, int axis, tsr_node **out) {
   return st;
 }
 
-int tsr_node_sort(tsr_node *x, int axis, tsr_node **out) {
+int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out) {
   tsr_node p;
-  proto_init(&p, N_SORT, 0, x->dtype);
+  if (x->grid.ndim == 0) { /* one value: as a 1-d array */
+    tsr_axis_sel sel[1] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+    TSR_CHECK(tsr_node_select(x, sel, 1, &x));
+  }
+  proto_init(&p, N_SORT, what, x->dtype);
   if (axis < 0 && x->grid.ndim == 1) axis = 0;
   p.axis = axis;
+  p.a = q;
   int64_t len = tsr_node_size(x), one = 1;
-  if (len == 0 || x->grid.ndim == 0) { /* nothing to sort: x (flattened) itself */
+  if (len == 0) { /* nothing to sort: x (flattened) itself */
     if (axis >= 0) {
       *out = x;
       return TSR_OK;
     }
-    tsr_axis_sel sel[TSR_MAXDIM] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
-    if (x->grid.ndim == 0) return tsr_node_select(x, sel, 1, out);
     tsr_grid g;
     int64_t zero = 0;
     TSR_CHECK(tsr_grid_init_regular(&g, 1, &zero, &one));

@@ -45,7 +45,8 @@ typedef enum tsr_node_kind {
  * exec/scan.c before the programs that read it. */
 
 /* Sorts (N_SORT): in[0]'s values sorted ascending along axis, NaN last
- * (NumPy's sort), in[0] having one chunk along axis; axis -1: in[0] is one
+ * (NumPy's sort), op what else is at each line's start and a its q (see
+ * tsr_node_sort), in[0] having one chunk along axis; axis -1: in[0] is one
  * chunk and the result its values flattened in C order, 1-d, one chunk.
  * Computed by exec/sort.c before the programs that read it. */
 
@@ -134,8 +135,10 @@ int tsr_node_kept(const tsr_node *n);
 int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_dtype dt,
                   tsr_node **out);
 /* x sorted along axis (see N_SORT; -1: flattened, the result 1-d), x
- * rechunked to one chunk along it first; x's dtype. */
-int tsr_node_sort(tsr_node *x, int axis, tsr_node **out);
+ * rechunked to one chunk along it first; x's dtype. what (a
+ * TSR_SORT_ kind of kernel/quantile.h) other than TSR_SORT_ONLY puts each
+ * line's nanquantile q or nanmedian at its start (x float64 then). */
+int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out);
 /* A scan's NumPy name (cumsum, nancumprod ...). */
 const char *tsr_scan_name(const tsr_node *n);
 

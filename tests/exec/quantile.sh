@@ -5,7 +5,9 @@
 # or a list (a leading axis), odd and even lengths, NaN (a slice with NaN
 # gives NaN; sort puts NaN last), integers (float64 results; sort keeps the
 # dtype), on 1 and 3 ranks and with --no-fuse: the same bits as NumPy, on
-# every rank count and with --no-fuse; the median of an empty array is NaN;
+# every rank count and with --no-fuse; nanmedian, nanquantile and
+# nanpercentile skip NaN (NaN for an all-NaN slice), also past NumPy's
+# 600-element switch of nanmedian; the median of an empty array is NaN;
 # one error line for q out of range or a bad axis.
 # Needs python3 with numpy and h5py: skipped without them, failed in CI.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -22,6 +24,8 @@ xn = sqrt(x2)
 ii = (arange(31, chunks=4) * 7) % 11
 i2 = ((arange(5, chunks=2, dtype="int32")[:, None] * 13 + arange(8, chunks=3, dtype="int32")) * 5) % 9
 pp = persist(x2 * 3)
+xa = sqrt(x2 - arange(7, chunks=3)[:, None] * 0.4)
+xb = sqrt(sin(arange(1000, chunks=300)))
 EOF
 cat >prelude.py <<'EOF'
 x1 = np.sin(np.arange(23.0))
@@ -33,6 +37,9 @@ with np.errstate(invalid="ignore"):
 ii = (np.arange(31) * 7) % 11
 i2 = ((np.arange(5, dtype=np.int32)[:, None] * 13 + np.arange(8, dtype=np.int32)) * 5) % 9
 pp = x2 * 3
+with np.errstate(invalid="ignore"):
+    xa = np.sqrt(x2 - np.arange(7.0)[:, None] * 0.4)
+    xb = np.sqrt(np.sin(np.arange(1000.0)))
 EOF
 # name | tessera | NumPy
 cat >cases.txt <<'EOF'
@@ -77,6 +84,20 @@ p3|percentile(x3, 12.5, axis=1, keepdims=True)|np.percentile(x3, 12.5, axis=1, k
 p4|percentile(ii, 100)|np.percentile(ii, 100)
 p5|percentile(i2, [0, 33], axis=None)|np.percentile(i2, [0, 33], axis=None)
 e1|median(zeros((0,)))|np.nan
+e3|nanmedian(zeros((0,)))|np.nan
+nm1|nanmedian(xn)|np.nanmedian(xn)
+nm2|nanmedian(xn, axis=0)|np.nanmedian(xn, axis=0)
+nm3|nanmedian(xa, axis=1, keepdims=True)|np.nanmedian(xa, axis=1, keepdims=True)
+nm4|nanmedian(xb)|np.nanmedian(xb)
+nm5|nanmedian(xa, axis=0)|np.nanmedian(xa, axis=0)
+nm6|nanmedian(i2, axis=0)|np.nanmedian(i2, axis=0)
+nq1|nanquantile(xn, [0.1, 0.5, 1.0], axis=0)|np.nanquantile(xn, [0.1, 0.5, 1.0], axis=0)
+nq2|nanquantile(xn, 0.3)|np.nanquantile(xn, 0.3)
+nq3|nanpercentile(xa, 70, axis=-1)|np.nanpercentile(xa, 70, axis=-1)
+nq4|nanpercentile(xn, [0, 25], axis=None, keepdims=True)|np.nanpercentile(xn, [0, 25], axis=None, keepdims=True)
+nq5|nanquantile(ii, 0.45)|np.nanquantile(ii, 0.45)
+nq6|nanquantile(xb, [0.37, 0.99])|np.nanquantile(xb, [0.37, 0.99])
+nq7|nanquantile(x3, 0.4, axis=1)|np.nanquantile(x3, 0.4, axis=1)
 e2|median(zeros((3, 0)), axis=1)|np.full(3, np.nan)
 EOF
 # the result dtypes, as printed: name | tessera | NumPy dtype name
@@ -99,7 +120,7 @@ exec(open("prelude.py").read())
 f = h5py.File(sys.argv[1], "r")
 # the inputs as tessera computed them (its sin may differ from NumPy's in
 # the last bit), so that NumPy's order statistics of them are exact
-for k in ("x1", "x0", "x2", "x3", "xn", "ii", "i2", "pp"):
+for k in ("x1", "x0", "x2", "x3", "xn", "ii", "i2", "pp", "xa", "xb"):
     assert np.allclose(f[k][()], globals()[k], rtol=1e-14, atol=1e-15, equal_nan=True), k
     globals()[k] = f[k][()]
 bad = []
@@ -148,6 +169,6 @@ capture out err mpi_tsr 3 --no-fuse run job.tsr -o nf3.h5
 same_bits "order statistics, --no-fuse on 1 and 3 ranks" nf.h5 nf3.h5
 
 # Bad arguments: one error line each, before any work.
-one_error_each 'quantile(ones(3), 1.5)' 'percentile(ones(3), -1)' 'quantile(ones(3), [0.5, 2])' \
+one_error_each 'nanquantile(ones(3), 1.5)' 'nanpercentile(ones(3), 101)' 'quantile(ones(3), 1.5)' 'percentile(ones(3), -1)' 'quantile(ones(3), [0.5, 2])' \
   'median(ones(3), axis=1)' 'sort(ones((2, 2)), axis=2)' 'quantile(ones(3), "a")' 'sort(5)'
 finish
