@@ -182,10 +182,29 @@ static int empty_result(const sorted *q, const tsr_node *x, int nq, int list, ts
   return st;
 }
 
-static int compute(const sorted *q, int kind, const double *qs, int nq, int list, tsr_node **out) {
+/* q= given as integers only (quantile(a, 0), quantile(a, [0, 1])): NumPy's
+ * virtual indices are integers then, and it takes the values without
+ * interpolating, keeping a's dtype. */
+static int q_is_int(const tsr_value *v) {
+  if (v->kind != V_TUPLE) return v->kind == V_INT || v->kind == V_BOOL;
+  for (int k = 0; k < v->nitems; k++)
+    if (v->items[k].kind != V_INT && v->items[k].kind != V_BOOL) return 0;
+  return 1;
+}
+
+/* take_path: q_is_int, s in a's dtype. */
+static int compute(const sorted *q, int kind, const double *qs, int nq, int list, int take_path,
+                   tsr_node **out) {
   tsr_node *r[MAX_Q];
   if (kind == QUANT_MEDIAN) return median(q, out);
-  for (int k = 0; k < nq; k++) TSR_CHECK(quantile_one(q, qs[k], &r[k]));
+  for (int k = 0; k < nq; k++) {
+    if (!take_path) {
+      TSR_CHECK(quantile_one(q, qs[k], &r[k]));
+      continue;
+    }
+    TSR_CHECK(take(q, (int64_t)((double)(q->n - 1) * qs[k]), &r[k]));
+    TSR_CHECK(nan_slices(q, r[k], &r[k]));
+  }
   if (!list) return *out = r[0], TSR_OK;
   return stack(r, nq, out);
 }
@@ -204,6 +223,14 @@ static int nan_compute(sorted *q, tsr_node *x, int kind, const double *qs, int n
   return stack(r, nq, out);
 }
 
+/* n, float32 for the median of a float32 array (NumPy's mean of the middle
+ * two in float32 rounds (a + b) / 2 once, as the cast of the float64 one). */
+static int set_result(tsr_value *out, tsr_node *n, int f32) {
+  if (f32) TSR_CHECK(tsr_node_astype(n, TSR_F32, &n));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
 int tsr_b_quantile(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out) {
   int kind = def->code, med = kind == QUANT_MEDIAN || kind == QUANT_NANMEDIAN;
@@ -213,6 +240,7 @@ int tsr_b_quantile(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
   tsr_node *x, *n;
   sorted q;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  tsr_dtype dt0 = x->dtype;
   if (!med) TSR_CHECK(q_args(c, a, kind, qs, &nq, &list));
   TSR_CHECK(tsr_arg_axis(c, a, at, x->grid.ndim, &q.axis));
   if (a->given[at + 1]) TSR_CHECK(tsr_arg_int(c, a, at + 1, "keepdims", &kd));
@@ -234,12 +262,11 @@ int tsr_b_quantile(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
   }
   if (kind >= QUANT_NANMEDIAN) {
     TSR_CHECK(tsr_ctx_relocate(c, call, nan_compute(&q, x, kind, qs, nq, list, &n)));
-    tsr_set_array(out, n);
-    return TSR_OK;
+    return set_result(out, n, med && dt0 == TSR_F32);
   }
+  int take_path = kind == QUANT_QUANTILE && q_is_int(&a->v[1]);
   TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, q.axis, TSR_SORT_ONLY, 0.0, &q.s)));
-  if (q.s->dtype != TSR_F64) TSR_CHECK(tsr_node_astype(q.s, TSR_F64, &q.s));
-  TSR_CHECK(tsr_ctx_relocate(c, call, compute(&q, kind, qs, nq, list, &n)));
-  tsr_set_array(out, n);
-  return TSR_OK;
+  if (q.s->dtype != TSR_F64 && !take_path) TSR_CHECK(tsr_node_astype(q.s, TSR_F64, &q.s));
+  TSR_CHECK(tsr_ctx_relocate(c, call, compute(&q, kind, qs, nq, list, take_path, &n)));
+  return set_result(out, n, med && dt0 == TSR_F32);
 }

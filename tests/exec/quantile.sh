@@ -5,9 +5,10 @@
 # or a list (a leading axis), odd and even lengths, NaN (a slice with NaN
 # gives NaN; sort puts NaN last), integers (float64 results; sort keeps the
 # dtype), on 1 and 3 ranks and with --no-fuse: the same bits as NumPy, on
-# every rank count and with --no-fuse; nanmedian, nanquantile and
-# nanpercentile skip NaN (NaN for an all-NaN slice), also past NumPy's
-# 600-element switch of nanmedian; the median of an empty array is NaN;
+# every rank count and with --no-fuse; integer q takes values without
+# interpolating (an integer array keeps its dtype); the median of float32
+# is float32; nanmedian, nanquantile and nanpercentile skip NaN (NaN for an
+# all-NaN slice), also past NumPy's 600-element switch of nanmedian; the median of an empty array is NaN;
 # one error line for q out of range or a bad axis.
 # Needs python3 with numpy and h5py: skipped without them, failed in CI.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -84,6 +85,13 @@ p3|percentile(x3, 12.5, axis=1, keepdims=True)|np.percentile(x3, 12.5, axis=1, k
 p4|percentile(ii, 100)|np.percentile(ii, 100)
 p5|percentile(i2, [0, 33], axis=None)|np.percentile(i2, [0, 33], axis=None)
 e1|median(zeros((0,)))|np.nan
+k1|quantile(ii, 1)|np.quantile(ii, 1)
+k2|quantile(i2, [0, 1], axis=0)|np.quantile(i2, [0, 1], axis=0)
+k3|quantile(xn, 1, axis=0)|np.quantile(xn, 1, axis=0)
+k4|nanquantile(ii, [1, 0])|np.nanquantile(ii, [1, 0])
+f1|median(x2.astype("float32"), axis=0)|np.median(x2.astype(np.float32), axis=0)
+f2|nanmedian(xn.astype("float32"))|np.nanmedian(xn.astype(np.float32))
+f3|median(x1.astype("float32"))|np.median(x1.astype(np.float32))
 e3|nanmedian(zeros((0,)))|np.nan
 nm1|nanmedian(xn)|np.nanmedian(xn)
 nm2|nanmedian(xn, axis=0)|np.nanmedian(xn, axis=0)
