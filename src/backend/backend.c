@@ -312,3 +312,13 @@ int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int
   dense_done("scan_carry", t0);
   return st;
 }
+
+int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
+                int what, double q) {
+  BE_NEED(be, sort);
+  if (outer <= 0 || len <= 0 || inner <= 0 || (len == 1 && what == 0)) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->sort(outer, len, inner, a, what, q);
+  dense_done("sort", t0);
+  return st;
+}

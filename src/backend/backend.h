@@ -228,6 +228,13 @@ typedef struct tsr_backend_ops {
               int nan);
   int (*scan_carry)(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                     const double *carry, int dtype);
+  /* Sort (exec/sort.c), in place on a (outer x len x inner, compact, in
+   * backend memory): each line a[o, ., i] ascending, NaN last (NumPy's
+   * sort); the same values in the same order on every call. what
+   * (kernel/quantile.h): TSR_SORT_ONLY, or then a[o, 0, i] replaced by
+   * NumPy's nanquantile q (TSR_SORT_NANQUANTILE) or nanmedian of the line
+   * (tsr_q_sorted of its values before the first NaN). */
+  int (*sort)(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -319,6 +326,8 @@ int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t i
                 int op, double identity, int nan);
 int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
                       double *a, int op, const double *carry, int dtype);
+int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
+                int what, double q);
 
 /* Values copied between backend memory and host memory since setup, by
  * download and upload (both 0 for backends whose memory is host memory:

@@ -25,6 +25,8 @@ int tsr_cpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, d
                  int nan);
 int tsr_cpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                        const double *carry, int dtype);
+/* Sorting lines (cpu_sort.c). */
+int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
 /* The GLM data pass (cpu_glm.c). */
 int tsr_cpu_glm_pass(const tsr_glm_pass *pass);
 /* Sets OpenBLAS to one thread, once (parallelism is over blocks). */

@@ -396,4 +396,5 @@ const tsr_backend_ops tsr_cpu_backend = {
     .glm_pass = tsr_cpu_glm_pass,
     .scan = tsr_cpu_scan,
     .scan_carry = tsr_cpu_scan_carry,
+    .sort = tsr_cpu_sort,
 };

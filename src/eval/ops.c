@@ -15,6 +15,7 @@
 #include "eval/ops_stats.h"
 #include "eval/ops_logic.h"
 #include "eval/ops_scan.h"
+#include "eval/ops_quantile.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
@@ -132,6 +133,20 @@ const tsr_op_def tsr_ops[] = {
     {"nanmax", OPK_REDUCTION, RED_MAX, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmax(a, axis=None, keepdims=False): maximum ignoring NaN (NaN for an all-NaN slice)", NULL},
     {"nanvar", OPK_REDUCTION, RED_VAR, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanvar(a, axis=None, keepdims=False, ddof=0): variance of the elements that are not NaN", NULL},
     {"nanstd", OPK_REDUCTION, RED_STD, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanstd(a, axis=None, keepdims=False, ddof=0): sqrt(nanvar)", NULL},
+    {"median", OPK_REDUCTION, QUANT_MEDIAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_quantile,
+     "median(a, axis=None, keepdims=False): the middle value along axis (the mean of the two middle ones for even lengths); NaN in a slice gives NaN; float64", NULL},
+    {"quantile", OPK_REDUCTION, QUANT_QUANTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
+     "quantile(a, q, axis=None, keepdims=False): exact q-th quantiles along axis (q in [0, 1], a number or a list: a leading axis of len(q)), NumPy's method='linear'; float64", NULL},
+    {"percentile", OPK_REDUCTION, QUANT_PERCENTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
+     "percentile(a, q, axis=None, keepdims=False): quantile(a, q / 100, ...) (q in [0, 100])", NULL},
+    {"nanmedian", OPK_REDUCTION, QUANT_NANMEDIAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_quantile,
+     "nanmedian(a, axis=None, keepdims=False): median ignoring NaN (NaN for an all-NaN slice)", NULL},
+    {"nanquantile", OPK_REDUCTION, QUANT_NANQUANTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
+     "nanquantile(a, q, axis=None, keepdims=False): quantile ignoring NaN (NaN for an all-NaN slice)", NULL},
+    {"nanpercentile", OPK_REDUCTION, QUANT_NANPERCENTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
+     "nanpercentile(a, q, axis=None, keepdims=False): percentile ignoring NaN (NaN for an all-NaN slice)", NULL},
+    {"sort", OPK_ARRAY, 0, {"a", "axis", NULL}, 2, 1, 0, tsr_b_sort,
+     "sort(a, axis=-1): sorted ascending along axis (None: flattened), NaN last; a's dtype", NULL},
     {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL},
     {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
      "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL},

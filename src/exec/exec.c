@@ -178,6 +178,8 @@ static void held_name(const tsr_node *n, char *buf, size_t len) {
     snprintf(buf, len, "%s", n->label[0] ? n->label : "persist()");
   else if (n->kind == N_SCAN)
     snprintf(buf, len, "a %s", tsr_scan_name(n));
+  else if (n->kind == N_SORT)
+    snprintf(buf, len, "a sort");
   else
     snprintf(buf, len, "%s", la[n->op]);
   size_t used = strlen(buf);
@@ -269,7 +271,8 @@ int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g) {
 int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
-  if (n->kind == N_PERSIST || n->kind == N_SCAN) TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
+  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT)
+    TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
   return check_hold(ex, n);
 }
 

@@ -300,6 +300,8 @@ static const char *node_label(const tsr_node *n) {
     return "linalg";
   case N_SCAN:
     return tsr_scan_name(n);
+  case N_SORT:
+    return "sort";
   default:
     return "operation";
   }

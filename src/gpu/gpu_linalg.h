@@ -39,6 +39,8 @@ int tsr_gpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, d
                  int nan);
 int tsr_gpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                        const double *carry, int dtype);
+/* Sorting lines (gpu_sort.cu). */
+int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
 /* One data pass of a GLM fit over row blocks (gpu_glm.cu). */
 int tsr_gpu_glm_pass(const tsr_glm_pass *pass);
 /* Zeros the strict upper triangle (row < column) of the column-major rows x

@@ -360,7 +360,7 @@ const char *tsr_red_name(int kind) {
 #undef RED_NAME
 
 int tsr_node_kept(const tsr_node *n) {
-  if (n->kind == N_PERSIST || n->kind == N_SCAN) return 1;
+  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT) return 1;
   return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
 }
 
@@ -422,6 +422,56 @@ int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_d
     TSR_CHECK(tsr_grid_copy(&p.grid, &x->grid));
   } else {
     TSR_CHECK(flat_grids(x, &p.in[0], &p.grid));
+  }
+  return node_intern(&p, out);
+}
+
+/* x on a grid with one chunk along axis (every axis: -1), the others kept. */
+static int one_chunk_along(tsr_node *x, int axis, tsr_node **out) {
+  const tsr_grid *g = &x->grid;
+  int64_t whole[TSR_MAXDIM], nsizes[TSR_MAXDIM];
+  const int64_t *sizes[TSR_MAXDIM];
+  for (int a = 0; a < g->ndim; a++) {
+    int all = axis < 0 || a == axis;
+    whole[a] = g->shape[a];
+    sizes[a] = all ? &whole[a] : g->sizes[a];
+    nsizes[a] = all ? 1 : g->nchunks[a];
+  }
+  tsr_grid rg;
+  TSR_CHECK(tsr_grid_init_lists(&rg, g->ndim, g->shape, sizes, nsizes));
+  int st = tsr_node_rechunk(x, &rg, out);
+  tsr_grid_free(&rg);
+  return st;
+}
+
+int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out) {
+  tsr_node p;
+  if (x->grid.ndim == 0) { /* one value: as a 1-d array */
+    tsr_axis_sel sel[1] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+    TSR_CHECK(tsr_node_select(x, sel, 1, &x));
+  }
+  proto_init(&p, N_SORT, what, x->dtype);
+  if (axis < 0 && x->grid.ndim == 1) axis = 0;
+  p.axis = axis;
+  p.a = q;
+  int64_t len = tsr_node_size(x), one = 1;
+  if (len == 0) { /* nothing to sort: x (flattened) itself */
+    if (axis >= 0) {
+      *out = x;
+      return TSR_OK;
+    }
+    tsr_grid g;
+    int64_t zero = 0;
+    TSR_CHECK(tsr_grid_init_regular(&g, 1, &zero, &one));
+    int st = tsr_node_full(0.0, &g, x->dtype, out);
+    tsr_grid_free(&g);
+    return st;
+  }
+  TSR_CHECK(one_chunk_along(x, axis, &p.in[0]));
+  if (axis >= 0) {
+    TSR_CHECK(tsr_grid_copy(&p.grid, &p.in[0]->grid));
+  } else {
+    TSR_CHECK(tsr_grid_init_regular(&p.grid, 1, &len, &len));
   }
   return node_intern(&p, out);
 }

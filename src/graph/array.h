@@ -33,7 +33,8 @@ typedef enum tsr_node_kind {
   N_RECHUNK, /* in[0]'s values on another chunk grid: pieces move between owners */
   N_LINALG,  /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
   N_PERSIST, /* in[0]'s values, evaluated once and held (below) until the job ends */
-  N_SCAN     /* cumulative op along an axis (below): computed whole, held like N_PERSIST */
+  N_SCAN,    /* cumulative op along an axis (below): computed whole, held like N_PERSIST */
+  N_SORT     /* in[0] sorted along an axis (below): computed whole, held like N_PERSIST */
 } tsr_node_kind;
 
 /* Scans (N_SCAN, dask's cumreduction): op is the elementwise binary function
@@ -42,6 +43,12 @@ typedef enum tsr_node_kind {
  * flattened in C order, in[0] then having chunks that span every axis but
  * the first, so that its chunk c is chunk c of the 1-d result. Computed by
  * exec/scan.c before the programs that read it. */
+
+/* Sorts (N_SORT): in[0]'s values sorted ascending along axis, NaN last
+ * (NumPy's sort), op what else is at each line's start and a its q (see
+ * tsr_node_sort), in[0] having one chunk along axis; axis -1: in[0] is one
+ * chunk and the result its values flattened in C order, 1-d, one chunk.
+ * Computed by exec/sort.c before the programs that read it. */
 
 /* Linear-algebra results (N_LINALG): computed whole by src/linalg before the
  * programs that read them, like reductions. a: k of svd(x, k=) (0: all). */
@@ -127,6 +134,11 @@ int tsr_node_kept(const tsr_node *n);
  * with result dtype dt; an empty x gives zeros of the result's shape. */
 int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_dtype dt,
                   tsr_node **out);
+/* x sorted along axis (see N_SORT; -1: flattened, the result 1-d), x
+ * rechunked to one chunk along it first; x's dtype. what (a
+ * TSR_SORT_ kind of kernel/quantile.h) other than TSR_SORT_ONLY puts each
+ * line's nanquantile q or nanmedian at its start (x float64 then). */
+int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out);
 /* A scan's NumPy name (cumsum, nancumprod ...). */
 const char *tsr_scan_name(const tsr_node *n);
 

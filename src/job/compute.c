@@ -7,6 +7,7 @@
 #include "job/compute.h"
 
 #include "exec/scan.h"
+#include "exec/sort.h"
 #include "linalg/linalg.h"
 #include "mpi/agree.h"
 #include "util/error.h"
@@ -19,6 +20,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_LINALG && !tsr_linalg_is_view(n)) return tsr_agree(tsr_linalg_compute(ex, n));
   if (n->kind == N_PERSIST && tsr_exec_holds(ex, n)) return tsr_exec_persist(ex, n);
   if (n->kind == N_SCAN) return tsr_exec_scan(ex, n);
+  if (n->kind == N_SORT) return tsr_exec_sort(ex, n);
   return TSR_OK;
 }
 

@@ -1,0 +1,52 @@
+/*
+ * cpu_sort.c - the CPU backend's sort op (backend.h: sort): each line
+ * copied out, sorted with qsort (NaN last, as NumPy) and copied back, the
+ * lines spread over OpenMP threads; the nan-statistics then read the
+ * sorted line with the shared kernel/quantile.h.
+ */
+#include <stdlib.h>
+
+#include "cpu/cpu.h"
+#include "kernel/quantile.h"
+#include "util/error.h"
+
+/* Ascending, NaN after everything (NumPy's order). */
+static int cmp_nan_last(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  if (a != a) return b != b ? 0 : 1;
+  if (b != b) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* The sorted line p (stride s): its statistic at its start unless what is
+ * TSR_SORT_ONLY. */
+static void line_stat(double *p, int64_t s, int64_t len, int what, double q) {
+  if (what == TSR_SORT_ONLY) return;
+  p[0] = tsr_q_sorted(p, s, tsr_q_count(p, s, len), q, what == TSR_SORT_NANMEDIAN);
+}
+
+int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {
+  int fail = 0;
+#pragma omp parallel reduction(| : fail)
+  {
+    double *line = inner > 1 ? malloc(sizeof(double) * (size_t)len) : NULL;
+    fail = inner > 1 && !line;
+#pragma omp for collapse(2) schedule(dynamic, 16)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < inner; i++) {
+        double *p = a + o * len * inner + i;
+        if (inner == 1) {
+          qsort(p, (size_t)len, sizeof(double), cmp_nan_last);
+          line_stat(p, 1, len, what, q);
+          continue;
+        }
+        if (!line) continue;
+        for (int64_t l = 0; l < len; l++) line[l] = p[l * inner];
+        qsort(line, (size_t)len, sizeof(double), cmp_nan_last);
+        for (int64_t l = 0; l < len; l++) p[l * inner] = line[l];
+        line_stat(p, inner, len, what, q);
+      }
+    free(line);
+  }
+  return fail ? TSR_ERROR(TSR_ERR_MEMORY, "out of memory sorting lines") : TSR_OK;
+}
