@@ -34,6 +34,7 @@ Case K of seed S depends on S and K only. Known tessera bugs are left out of gen
 
 import argparse
 import ast
+import builtins
 import os
 import random
 import signal
@@ -243,7 +244,9 @@ def np_eval(text):
     ns["_power"] = np.power
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        return np.asarray(eval(compile(tree, "<case>", "eval"), {"__builtins__": {}}, ns))
+        # real builtins (NumPy's methods import lazily), shadowed by tessera's names
+        ns["__builtins__"] = builtins
+        return np.asarray(eval(compile(tree, "<case>", "eval"), ns))
 
 
 # =============================================================================
@@ -359,7 +362,8 @@ class Gen:
             return self.r.randint(-9, 9)
         ii = info(dt)
         cands = [0, 1, 2, 3, 5, 7, -1, -2, -3, 100, -100, 127, -128, 255, 1000, -1000,
-                 32767, -32768, 65535, 2 ** 31 - 1, -2 ** 31, 2 ** 32 - 1, 2 ** 40, -2 ** 40]
+                 32767, -32768, 65535, 2 ** 31 - 1, -2 ** 31, 2 ** 32 - 1, 2 ** 40, -2 ** 40,
+                 2 ** 52, -2 ** 52, 2 ** 53 - 1, -2 ** 53 + 1]
         if small:
             cands = cands[:10]
         cands = [c for c in cands if ii.min <= c <= ii.max]
@@ -680,7 +684,7 @@ class Gen:
         return self.ok(text, un)
 
     def case(self):
-        depth = self.r.choice([1, 2, 2, 3, 3, 4])
+        depth = self.r.choice([1, 2, 2, 3, 3, 4, 5])
         return self.gen(self.shape(), depth).text
 
 
