@@ -125,6 +125,40 @@ EDGE = [
     'astype(full((2, 3), True), "int8").sum(axis=-1)',
     'full((), 7, dtype="int8") * full(3, 2, dtype="int16")',
     'full((), 200, dtype="uint8") + 100',
+    'isin(astype(arange(6) - 1, "uint8"), (-1, 255, 300))',
+    'isin(astype(arange(6) - 3, "int8"), -3)',
+    'argmax(astype(arange(24, chunks=5) * 7 % 5, "int16")[1:] > -1, keepdims=True)',
+    'argmin(astype(arange(12, chunks=5) * 7 % 5, "uint32") + zeros((2, 3, 12), dtype="int64", chunks=(1, 2, 4)), axis=-1, keepdims=True)',
+    'cumsum(astype(arange(5, chunks=2) - 2, "int8") + zeros((3, 2, 5), dtype="int8", chunks=(2, 1, 3)))',
+    'cumprod(astype(arange(5, chunks=2) - 2, "int16") + zeros((3, 5), dtype="int16", chunks=(2, 3)), axis=0)',
+    '(astype(arange(6) - 3, "int32")).astype(bool)',
+    'where(arange(6) > 2, 0.5, astype(arange(6), "uint8"))',
+    'where(arange(6) > 2, astype(arange(6), "int8"), True)',
+    'sum(arange(6, chunks=4) > 2, keepdims=True)',
+    'full(3, 5, dtype="uint64") + 0.5',
+    'full(3, -7, dtype="int64") // 2.5',
+    'full(3, 5, dtype="uint64") < full(3, -1, dtype="int64")',
+    'full(3, 5, dtype="uint64") == full(3, 5, dtype="int64")',
+    'maximum(full(3, 5, dtype="uint64"), full(3, -1, dtype="int64"))',
+    'astype(arange(6), "uint8") * -0.0',
+    'prod(astype(arange(1, 7), "int8"), axis=0, keepdims=True)',
+    'count_nonzero(astype(arange(6, chunks=1) % 3, "uint16"))',
+    'diff(astype(arange(6, chunks=4) * 3 % 7, "uint8"), n=3)',
+    'diff(astype(arange(6, chunks=4) * 3 % 7, "uint8") > 2, n=2)',
+    'astype(arange(6), "int16")[::-1][1::2]',
+    '(astype(arange(8, chunks=3), "uint16") + zeros((2, 8), dtype="uint16"))[-1, ::-3]',
+    'logical_xor(astype(arange(5) - 2, "int8"), 0.5)',
+    'logical_and(astype(arange(5) - 2, "uint8"), True)',
+    'bitwise_xor(full(3, True), 1)',
+    'full(3, True) & 3',
+    'full(3, True) << 2',
+    'full(3, True) - 1',
+    'abs(full(3, True))',
+    'square(full(3, True))',
+    'maximum(full(3, True), full(3, False))',
+    'full(3, 7, dtype="int8") // True',
+    'full(3, 7, dtype="uint8") ** full(3, 2, dtype="int8")',
+    'minimum(full(3, 7, dtype="uint8"), -1.5)',
 ]
 CMPS = ("<", "<=", ">", ">=", "==", "!=", "equal", "not_equal", "less", "less_equal", "greater",
         "greater_equal")
@@ -181,6 +215,7 @@ NS = {
     "arange": _arange, "full": _full, "zeros": _zeros, "ones": _ones,
     "astype": lambda a, d: np.asarray(a).astype(d),
     "rechunk": lambda a, c: a,
+    "persist": lambda a: a,
     "sum": _red(np.sum), "prod": _red(np.prod), "min": _red(np.min), "max": _red(np.max),
     "any": _red(np.any), "all": _red(np.all), "argmax": _red(np.argmax), "argmin": _red(np.argmin),
     "count_nonzero": _cnt,
@@ -568,6 +603,8 @@ class Gen:
 
     def g_rechunk(self, shape, depth):
         a = self.gen(shape, depth)
+        if self.chance(0.3):
+            return self.ok("persist(%s)" % a.text)
         ck = self.chunks(shape)[len(", chunks="):] or "-1"
         return self.ok("rechunk(%s, %s)" % (a.text, ck))
 
