@@ -207,7 +207,11 @@ def _where(c, a, b):
     ops = [x for x in (a, b) if not isinstance(x, (bool, int, float))]
     if len(ops) == 2:
         return np.where(c, a, b)
-    dt = np.result_type(*(ops + [x for x in (a, b) if isinstance(x, (bool, int, float))]))
+    nums = [x for x in (a, b) if isinstance(x, (bool, int, float))]
+    dt = np.result_type(*(ops + nums))
+    for x in nums:  # NumPy 2 and tessera refuse a Python int outside the result's type
+        if type(x) is int and dt.kind in "iu" and not np.iinfo(dt).min <= x <= np.iinfo(dt).max:
+            raise OverflowError("Python integer %d out of bounds for %s" % (x, dt))
     return np.where(c, a, b).astype(dt)
 
 
@@ -506,7 +510,6 @@ class Gen:
         else:
             if self.chance(0.3) and op not in ("**", "<<", ">>"):
                 text = "%s %s (%s)" % (num, op, a.text)
-                a, bv = None, None
             else:
                 text = "(%s) %s %s" % (a.text, op, num)
             bv = eval(num)
@@ -516,15 +519,14 @@ class Gen:
         """The result of op computed in float64 (None where wrapping can't exceed 2^53)."""
         if a is None or op not in ("+", "-", "*", "**", "<<"):
             return None
-        av = a.v.astype(np.float64)
+        # bounds of the magnitude (either operand order)
+        av = np.abs(a.v.astype(np.float64))
         bb = np.asarray(bv, dtype=np.float64)
         with np.errstate(all="ignore"):
-            if op == "+":
-                return av + bb
-            if op == "-":
-                return av - bb
+            if op in ("+", "-"):
+                return av + np.abs(bb)
             if op == "*":
-                return av * bb
+                return av * np.abs(bb)
             if op == "**":
                 return av ** bb
             return np.where(bb < 64, av * 2.0 ** np.clip(bb, 0, 64), 0)
