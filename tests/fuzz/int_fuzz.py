@@ -29,7 +29,7 @@ scalars (dyadic values, exact). Shifts by >= bits and integer division by 0 are 
         (a job that failed in MODE: bisects to the failing case(s), reruns without them)
 
 Case K of seed S depends on S and K only. Known tessera bugs are left out of generation at the
-`# BUG:` comments in Gen.ok().
+`# BUG:` comments in Gen.ok() (none at present).
 """
 
 import argparse
