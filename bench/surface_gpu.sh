@@ -62,8 +62,8 @@ export NCCL_NVLS_ENABLE=0
 if [ "$BACKEND" = cuda ]; then
   INFO=$("$TESSERA" info 2>&1 | grep '^backend cuda')
   case "$INFO" in
-    "backend cuda: built"*"no GPU visible"*) die "$TESSERA: $INFO" ;;
-    "backend cuda: built"*) ;;
+    *"no GPU visible"*) die "$TESSERA: $INFO" ;;
+    "backend cuda: built"* | "backend cuda: "[0-9]*" GPU"*) ;;
     *) die "$TESSERA was built without CUDA (${INFO:-no cuda line in tessera info}): set TESSERA to a --with-cuda build" ;;
   esac
 fi

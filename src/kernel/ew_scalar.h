@@ -93,6 +93,47 @@ static inline TSR_EW_HD double tsr_ew_floor_divide(double x, double y) {
   return tsr_ew_divmod(x, y, &mod);
 }
 
+/* x ** y: an integral x to an integral power 0..64 whose result is below
+ * 2**53 in magnitude by repeated squaring, exact (so the correctly rounded
+ * result, glibc's pow's too: integer powers on the GPU, whose pow is not
+ * correctly rounded, are exact and cast to integer types without a
+ * truncated 9800.999...); anything else C's pow. */
+static inline TSR_EW_HD double tsr_ew_pow(double x, double y) {
+  if (x == trunc(x) && y == trunc(y) && y >= 0 && y <= 64 && fabs(x) < 9007199254740992.0) {
+    double r = 1.0, b = x;
+    int n = (int)y, exact = 1;
+    while (n && exact) {
+      if (n & 1) r *= b;
+      n >>= 1;
+      if (n) b *= b;
+      exact = fabs(r) < 9007199254740992.0 && (n == 0 || fabs(b) < 9007199254740992.0);
+    }
+    if (exact) return r;
+  }
+  return pow(x, y);
+}
+
+/* hypot: C's on the host; on the device CUDA's overflows for hypot(1,
+ * DBL_MAX) (inf, where C and NumPy give DBL_MAX), so the scaled form there:
+ * a * sqrt(1 + (b / a)**2), |a| >= |b|, within a few ULP of C's. */
+static inline TSR_EW_HD double tsr_ew_hypot(double x, double y) {
+#ifdef __CUDA_ARCH__
+  double a = fabs(x), b = fabs(y);
+  if (isinf(a) || isinf(b)) return (double)INFINITY;
+  if (a != a || b != b) return a + b;
+  if (a < b) {
+    double t = a;
+    a = b;
+    b = t;
+  }
+  if (a == 0) return 0.0;
+  double r = b / a;
+  return a * sqrt(1.0 + r * r);
+#else
+  return hypot(x, y);
+#endif
+}
+
 /* NumPy's heaviside: x2 where x1 == 0, NaN for a NaN x1. */
 static inline TSR_EW_HD double tsr_ew_heaviside(double x, double y) {
   return x < 0 ? 0.0 : (x > 0 ? 1.0 : (x == 0 ? y : x));

@@ -40,7 +40,7 @@
   B(SUB, "subtract", "-", x - y, "subtract(x1, x2), x1 - x2")                                    \
   B(MUL, "multiply", "*", x * y, "multiply(x1, x2), x1 * x2")                                    \
   B(DIV, "divide", "/", x / y, "divide(x1, x2), x1 / x2")                                        \
-  B(POW, "power", "**", pow(x, y), "power(x1, x2), x1 ** x2")                                    \
+  B(POW, "power", "**", tsr_ew_pow(x, y), "power(x1, x2), x1 ** x2")                                    \
   B(MIN, "minimum", NULL, tsr_ew_nan_min(x, y), "minimum(x1, x2): NaN-propagating")              \
   B(MAX, "maximum", NULL, tsr_ew_nan_max(x, y), "maximum(x1, x2): NaN-propagating")              \
   B(GREATER, "greater", ">", x > y ? 1.0 : 0.0, "greater(x1, x2), x1 > x2: bool (False for NaN)") \
@@ -69,7 +69,7 @@
   U(DEG2RAD, "deg2rad", x * (TSR_EW_PI / 180.0), "deg2rad(x), radians(x): x * (pi / 180)")       \
   U(RAD2DEG, "rad2deg", x * (180.0 / TSR_EW_PI), "rad2deg(x), degrees(x): x * (180 / pi)")       \
   B(ARCTAN2, "arctan2", NULL, atan2(x, y), "arctan2(x1, x2): the angle of the point (x2, x1)")    \
-  B(HYPOT, "hypot", NULL, hypot(x, y), "hypot(x1, x2): sqrt(x1**2 + x2**2) without overflow")    \
+  B(HYPOT, "hypot", NULL, tsr_ew_hypot(x, y), "hypot(x1, x2): sqrt(x1**2 + x2**2) without overflow")    \
   B(FMOD, "fmod", NULL, fmod(x, y), "fmod(x1, x2): C's remainder, the sign of x1")               \
   B(FMIN, "fmin", NULL, tsr_ew_fmin(x, y), "fmin(x1, x2): minimum ignoring a NaN")               \
   B(FMAX, "fmax", NULL, tsr_ew_fmax(x, y), "fmax(x1, x2): maximum ignoring a NaN")               \
