@@ -56,8 +56,13 @@
 #define EW_ALIAS2 BINARY
 /* The reduction lines come from kernel/red_table.h, in its order: ddof= only
  * for the rows that take it; methods (x.prod()) where NumPy's arrays have them. */
+/* dtype= where NumPy's function has it (sums, means, products, moments) */
+#define RED_HAS_DTYPE(monoid) \
+  ((monoid) == RM_ADD || (monoid) == RM_MEAN || (monoid) == RM_MUL || (monoid) == RM_MOMENTS)
 #define RED_OP(id, nm, monoid, flags, rd, doc) \
-  {nm, OPK_REDUCTION, RED_##id, {"a", "axis", "keepdims", ((flags) & RF_DDOF) ? "ddof" : NULL, NULL}, \
+  {nm, OPK_REDUCTION, RED_##id, {"a", "axis", "keepdims", \
+   ((flags) & RF_DDOF) ? "ddof" : RED_HAS_DTYPE(monoid) ? "dtype" : NULL, \
+   ((flags) & RF_DDOF) && RED_HAS_DTYPE(monoid) ? "dtype" : NULL, NULL}, \
    2, 1, !((flags) & RF_NOMETHOD), tsr_b_reduce, doc, NULL},
 
 const tsr_op_def tsr_ops[] = {
@@ -160,6 +165,12 @@ const tsr_op_def tsr_ops[] = {
      "nancumprod(a, axis=None, dtype=None): cumprod with NaN as 1", NULL},
     {"diff", OPK_ARRAY, 0, {"a", "n", "axis", NULL}, 3, 1, 0, tsr_b_diff,
      "diff(a, n=1, axis=-1): a[1:] - a[:-1] along axis, n times (bool: !=)", NULL},
+#define SCALAR_TYPE(nm, dt) \
+  {nm, OPK_ARRAY, dt, {"x", NULL}, 1, 1, 0, tsr_b_scalar_type, nm "(x): x as a " nm " (a number: a 0-d array)", NULL}
+    SCALAR_TYPE("float64", TSR_F64), SCALAR_TYPE("float32", TSR_F32), SCALAR_TYPE("bool_", TSR_BOOL),
+    SCALAR_TYPE("int8", TSR_I8), SCALAR_TYPE("int16", TSR_I16), SCALAR_TYPE("int32", TSR_I32),
+    SCALAR_TYPE("int64", TSR_I64), SCALAR_TYPE("uint8", TSR_U8), SCALAR_TYPE("uint16", TSR_U16),
+    SCALAR_TYPE("uint32", TSR_U32), SCALAR_TYPE("uint64", TSR_U64),
     {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, tsr_b_astype, "x.astype(dtype)", NULL},
     {"rechunk", OPK_ARRAY, 0, {"x", "chunks", NULL}, 2, 2, 1, tsr_b_rechunk,
      "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL},

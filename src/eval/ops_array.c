@@ -337,8 +337,17 @@ int tsr_b_reduce(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
                          def->code == RED_MIN ? "minimum" : "maximum");
   }
   if (axis >= 0 && x->grid.ndim == 1 && !keep) axis = -1; /* a 1-d axis reduction is a full one */
+  int idt = (flags & RF_DDOF) ? 4 : 3; /* dtype=: its table line has it there, or none */
+  int typed = def->params[idt] && !strcmp(def->params[idt], "dtype") && a->given[idt] &&
+              a->v[idt].kind != V_NONE;
+  tsr_dtype dt = TSR_F64;
+  if (typed) { /* NumPy's dtype=: the elements and the result in that type */
+    TSR_CHECK(tsr_arg_dtype(c, a, idt, &dt));
+    TSR_CHECK(tsr_node_astype(x, dt, &x));
+  }
   TSR_CHECK(tsr_ctx_relocate(c, call,
                              tsr_reduce_axes(def->code, x, axis, mask, (int)keep, (int)ddof, &n)));
+  if (typed) TSR_CHECK(tsr_node_astype(n, dt, &n));
   tsr_set_array(out, n);
   return TSR_OK;
 }
@@ -352,6 +361,19 @@ int tsr_b_astype(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   TSR_CHECK(tsr_arg_dtype(c, a, 1, &dt));
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
   TSR_CHECK(tsr_node_astype(x, dt, &n));
+  tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* float64(x), int32(x), bool_(x) ... (NumPy's scalar types called): a
+ * number as a 0-d array of that type (which promotes as an array: NEP 50's
+ * strong scalar), an array converted as astype. def->code: the dtype. */
+int tsr_b_scalar_type(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                      tsr_value *out) {
+  (void)call;
+  tsr_node *x, *n;
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
+  TSR_CHECK(tsr_node_astype(x, (tsr_dtype)def->code, &n));
   tsr_set_array(out, n);
   return TSR_OK;
 }

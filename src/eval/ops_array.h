@@ -27,6 +27,8 @@ int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
  * array is itself. */
 int tsr_weak_operand(tsr_ctx *c, const tsr_value *v, const ast_node *at, tsr_dtype like, int op,
                      tsr_node **out);
+int tsr_b_scalar_type(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                      tsr_value *out);
 int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 /* clip(a, a_min, a_max): maximum then minimum, a bound None is left out. */

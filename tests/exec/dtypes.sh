@@ -107,6 +107,13 @@ y_7@full((2, 3), True)@np.full((2, 3), True)
 y_8@ones(5, dtype="i2") * 300@np.ones(5, dtype=np.int16) * np.int16(300)
 y_9@zeros(4, dtype=bool) | (arange(4) > 1)@np.zeros(4, dtype=bool) | (np.arange(4) > 1)
 y_10@arange(5, dtype=np.uint16) - 1@np.arange(5, dtype=np.uint16) - np.uint16(1)
+s_1@np.float32(2) * g@np.float32(2) * g
+s_2@i8 + np.int64(1)@i8.astype(np.int64) + 1
+s_3@sum(a, dtype="float32")@np.sum(a, dtype=np.float32)
+s_4@mean(m, axis=0, dtype="float32")@np.mean(m, axis=0, dtype=np.float32)
+s_5@a.sum(dtype="int8")@a.sum(dtype=np.int8)
+s_6@prod(i8[5:9], dtype="int64")@np.prod(i8[5:9], dtype=np.int64)
+s_7@uint8(300)@np.array(300).astype(np.uint8)
 EOF
 {
   while IFS='@' read -r name expr _; do echo "$name = $expr"; done <inputs.txt
