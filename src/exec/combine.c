@@ -13,6 +13,7 @@
 #include "kernel/dtype.h"
 #include "mpi/agree.h"
 #include "kernel/stats_merge.h"
+#include "exec/stage.h"
 #include "mpi/comm.h"
 #include "plan/plan.h"
 #include "util/error.h"
@@ -381,5 +382,23 @@ int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o) {
   for (int64_t i = 0; bufs && i < n; i++) free(bufs[i]);
   free(ids), free(bufs);
   tsr_node_release_held(o);
+  return st;
+}
+
+int tsr_exec_whole(tsr_exec *ex, tsr_node *n,
+                   int (*each)(tsr_exec *ex, tsr_node *n, double **chunks)) {
+  if (n->held || n->value) return TSR_OK;
+  int64_t total = tsr_grid_count(&n->grid);
+  double **chunks = calloc((size_t)total + 1, sizeof(double *));
+  int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
+  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n->in[0], tsr_exec_take_chunks, chunks);
+  if (st == TSR_OK) st = each(ex, n, chunks);
+  if (st == TSR_OK) {
+    tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
+    n->held_size = ex->size;
+    return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
+  }
+  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
+  free(chunks);
   return st;
 }

@@ -101,4 +101,11 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
  * reads only replicated values); the held chunks are released. Collective. */
 int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o);
 
+/* "Compute the whole, keep it distributed" (scans, sorts): n's input
+ * in[0], on a grid whose chunk c has the owner of n's chunk c, staged into
+ * this rank's chunks, transformed in place by each(ex, n, chunks), and held
+ * as n's chunks (gathered into a value with --no-fuse). Collective. */
+int tsr_exec_whole(tsr_exec *ex, tsr_node *n,
+                   int (*each)(tsr_exec *ex, tsr_node *n, double **chunks));
+
 #endif

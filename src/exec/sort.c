@@ -38,19 +38,4 @@ static int sort_chunks(tsr_exec *ex, tsr_node *n, double **chunks) {
   return tsr_agree(st);
 }
 
-int tsr_exec_sort(tsr_exec *ex, tsr_node *n) {
-  if (n->held || n->value) return TSR_OK;
-  int64_t total = tsr_grid_count(&n->grid);
-  double **chunks = calloc((size_t)total + 1, sizeof(double *));
-  int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
-  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n->in[0], tsr_exec_take_chunks, chunks);
-  if (st == TSR_OK) st = sort_chunks(ex, n, chunks);
-  if (st == TSR_OK) {
-    tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
-    n->held_size = ex->size;
-    return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
-  }
-  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
-  free(chunks);
-  return st;
-}
+int tsr_exec_sort(tsr_exec *ex, tsr_node *n) { return tsr_exec_whole(ex, n, sort_chunks); }
