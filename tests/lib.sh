@@ -418,3 +418,29 @@ value_of() {
 array_tokens() {
   tr -d '[]' <"$1" | tr -s ' \n' '\n\n' | sed '/^$/d'
 }
+
+# same_bits WHAT FILE_A FILE_B: results files A and B hold the same datasets
+# with the same bytes (needs numpy and h5py: need_numpy first).
+same_bits() { # WHAT FILE_A FILE_B
+  "$PYNP" - "$2" "$3" <<'PY' || soft_fail "$1: bits differ"
+import h5py, numpy as np, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+bad = [k for k in a if k not in b or np.asarray(a[k][()]).tobytes() != np.asarray(b[k][()]).tobytes()]
+print(*bad)
+sys.exit(1 if bad or set(a) != set(b) else 0)
+PY
+}
+
+# three_ways WHAT CHECK: job.tsr on 1 rank, on 3 ranks and with --no-fuse,
+# each results file checked by "CHECK LABEL FILE" (one.h5, three.h5, nf.h5).
+three_ways() {
+  capture out err tsr run job.tsr -o one.h5
+  [ "$RC" -eq 0 ] || fail "the $1 job on 1 rank: exit status $RC: $(tail -3 err)"
+  "$2" "1 rank" one.h5
+  capture out err mpi_tsr 3 run job.tsr -o three.h5
+  [ "$RC" -eq 0 ] || fail "the $1 job on 3 ranks: exit status $RC: $(tail -3 err)"
+  "$2" "3 ranks" three.h5
+  capture out err tsr --no-fuse run job.tsr -o nf.h5
+  [ "$RC" -eq 0 ] || fail "the $1 job with --no-fuse: exit status $RC: $(tail -3 err)"
+  "$2" "--no-fuse" nf.h5
+}

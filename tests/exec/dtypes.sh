@@ -147,15 +147,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-capture out err tsr run job.tsr -o one.h5
-[ "$RC" -eq 0 ] || fail "the dtype job on 1 rank: exit status $RC: $(tail -3 err)"
-check "1 rank" one.h5
-capture out err mpi_tsr 3 run job.tsr -o three.h5
-[ "$RC" -eq 0 ] || fail "the dtype job on 3 ranks: exit status $RC: $(tail -3 err)"
-check "3 ranks" three.h5
-capture out err tsr --no-fuse run job.tsr -o nf.h5
-[ "$RC" -eq 0 ] || fail "the dtype job with --no-fuse: exit status $RC: $(tail -3 err)"
-check "--no-fuse" nf.h5
+three_ways dtype check
 
 # Printed as NumPy prints them.
 expect_eval() { # EXPR WANT

@@ -148,16 +148,6 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-same_bits() { # WHAT FILE_A FILE_B
-  "$PYNP" - "$2" "$3" <<'PY' || soft_fail "$1: bits differ"
-import h5py, numpy as np, sys
-a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-bad = [k for k in a if np.asarray(a[k][()]).tobytes() != np.asarray(b[k][()]).tobytes()]
-print(*bad)
-sys.exit(1 if bad else 0)
-PY
-}
-
 capture out err tsr run job.tsr -o one.h5
 [ "$RC" -eq 0 ] || fail "the quantile job on 1 rank: exit status $RC: $(tail -3 err)"
 check "order statistics, 1 rank" one.h5

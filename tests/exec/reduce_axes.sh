@@ -421,15 +421,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-capture out err tsr run job.tsr -o one.h5
-[ "$RC" -eq 0 ] || fail "the axes job on 1 rank: exit status $RC: $(tail -3 err)"
-check "1 rank" one.h5
-capture out err mpi_tsr 3 run job.tsr -o three.h5
-[ "$RC" -eq 0 ] || fail "the axes job on 3 ranks: exit status $RC: $(tail -3 err)"
-check "3 ranks" three.h5
-capture out err tsr --no-fuse run job.tsr -o nf.h5
-[ "$RC" -eq 0 ] || fail "the axes job with --no-fuse: exit status $RC: $(tail -3 err)"
-check "--no-fuse" nf.h5
+three_ways axes check
 
 # The same bits on 1 and 3 ranks (a composition of reduction nodes).
 "$PYNP" - one.h5 three.h5 <<'PY' || soft_fail "results differ between 1 and 3 ranks"

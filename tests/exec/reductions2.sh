@@ -113,15 +113,6 @@ for line in open("cases.txt"):
 sys.exit(bool(bad))
 PY
 }
-same_bits() { # WHAT FILE1 FILE2
-  "$PYNP" - "$2" "$3" <<'PY' || soft_fail "$1: not bitwise equal"
-import h5py, sys
-a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-bad = [k for k in a if a[k][()].tobytes() != b[k][()].tobytes()]
-print(*bad)
-sys.exit(bool(bad) or set(a) != set(b))
-PY
-}
 tsr run job.tsr -o one.h5 >/dev/null 2>err || fail "1 rank: $(tail -3 err)"
 check "1 rank" one.h5
 mpi_tsr 3 run job.tsr -o three.h5 >/dev/null 2>err || fail "3 ranks: $(tail -3 err)"
