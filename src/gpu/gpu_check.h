@@ -51,4 +51,21 @@ static inline int tsr_gpulib_status(int ok, int status, const char *lib, const c
 #define CUSOLVER_CHECK_GOTO(st, call, label) \
   GPULIB_CHECK_GOTO(st, cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, "cuSOLVER", call, label)
 
+/* Blocks of a grid-stride launch of `threads` a block over n elements (at
+ * least 1, at most 65536). */
+static inline unsigned tsr_gpu_grid_for(long long n, int threads) {
+  long long blocks = (n + threads - 1) / threads;
+  return (unsigned)(blocks < 1 ? 1 : blocks < 65536 ? blocks : 65536);
+}
+
+/* The launches of this thread's stream so far, finished: TSR_OK, or the
+ * CUDA error of `what`. */
+static inline int tsr_gpu_finish(const char *what) {
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_BACKEND, "GPU %s failed: %s", what, cudaGetErrorString(e));
+  return TSR_OK;
+}
+
 #endif

@@ -18,27 +18,13 @@ extern "C" {
 
 #define THREADS 256
 
-/* Blocks of a grid-stride launch over n elements (at most 65536). */
-static unsigned grid_for(long long n) {
-  long long blocks = (n + THREADS - 1) / THREADS;
-  return (unsigned)(blocks < 1 ? 1 : blocks < 65536 ? blocks : 65536);
-}
-
-static int finish(const char *what) {
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
-  if (e != cudaSuccess)
-    return TSR_ERROR(TSR_ERR_BACKEND, "GPU %s failed: %s", what, cudaGetErrorString(e));
-  return TSR_OK;
-}
-
 extern "C" int tsr_gpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds,
                               double *dst, int64_t ldd) {
   tsr_gpu_bind_device();
   size_t w = sizeof(double) * (size_t)cols;
   CUDA_CHECK(cudaMemcpy2DAsync(dst, sizeof(double) * (size_t)ldd, src, sizeof(double) * (size_t)lds,
                                w, (size_t)rows, cudaMemcpyDeviceToDevice, cudaStreamPerThread));
-  return finish("copy");
+  return tsr_gpu_finish("copy");
 }
 
 __global__ static void axpy_kernel(long long n, const double *x, double *y) {
@@ -49,8 +35,9 @@ __global__ static void axpy_kernel(long long n, const double *x, double *y) {
 
 extern "C" int tsr_gpu_axpy(size_t n, const double *x, double *y) {
   tsr_gpu_bind_device();
-  axpy_kernel<<<grid_for((long long)n), THREADS, 0, cudaStreamPerThread>>>((long long)n, x, y);
-  return finish("y += x");
+  axpy_kernel<<<tsr_gpu_grid_for((long long)n, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+      (long long)n, x, y);
+  return tsr_gpu_finish("y += x");
 }
 
 /* Column maxima in two passes, so that the order of comparisons is fixed:
@@ -95,7 +82,7 @@ extern "C" int tsr_gpu_col_absmax(int64_t m, int64_t n, const double *a, tsr_col
     colmax_part<<<grid, 128, 0, cudaStreamPerThread>>>(m, n, a, (tsr_colmax *)part);
     colmax_merge<<<(unsigned)((n + 127) / 128), 128, 0, cudaStreamPerThread>>>(
         n, nseg, (const tsr_colmax *)part, (tsr_colmax *)res);
-    st = finish("column maxima");
+    st = tsr_gpu_finish("column maxima");
   }
   if (st == TSR_OK)
     st = CUDA_STATUS(cudaMemcpy(out, res, sizeof(tsr_colmax) * (size_t)n, cudaMemcpyDeviceToHost));
@@ -118,8 +105,9 @@ extern "C" int tsr_gpu_scale_cols(int64_t m, int64_t n, double *a, const double 
   int st = CUDA_STATUS(cudaMemcpyAsync(df, f, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice,
                                        cudaStreamPerThread));
   if (st == TSR_OK) {
-    scale_kernel<<<grid_for(m * n), THREADS, 0, cudaStreamPerThread>>>(m, n, a, df);
-    st = finish("column scaling");
+    scale_kernel<<<tsr_gpu_grid_for(m * n, THREADS), THREADS, 0, cudaStreamPerThread>>>(m, n, a,
+                                                                                        df);
+    st = tsr_gpu_finish("column scaling");
   }
   tsr_gpu_release(df);
   return st;
@@ -135,7 +123,8 @@ __global__ static void upper_zero_kernel(long long rows, long long cols, long lo
 }
 
 int tsr_gpu_upper_zero(int64_t rows, int64_t cols, int64_t ld, double *a) {
-  upper_zero_kernel<<<grid_for(rows * cols), THREADS, 0, cudaStreamPerThread>>>(rows, cols, ld, a);
+  upper_zero_kernel<<<tsr_gpu_grid_for(rows * cols, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+      rows, cols, ld, a);
   CUDA_CHECK(cudaGetLastError());
   return TSR_OK;
 }
@@ -148,7 +137,7 @@ __global__ static void identity_kernel(long long n, double *a) {
 }
 
 int tsr_gpu_identity(int64_t n, double *a) {
-  identity_kernel<<<grid_for(n * n), THREADS, 0, cudaStreamPerThread>>>(n, a);
+  identity_kernel<<<tsr_gpu_grid_for(n * n, THREADS), THREADS, 0, cudaStreamPerThread>>>(n, a);
   CUDA_CHECK(cudaGetLastError());
   return TSR_OK;
 }

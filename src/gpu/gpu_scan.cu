@@ -23,19 +23,6 @@ extern "C" {
 
 #define THREADS 256
 
-static unsigned blocks_for(long long n) {
-  long long b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 1 ? 1 : b < 65536 ? b : 65536);
-}
-
-static int finish(const char *what) {
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
-  if (e != cudaSuccess)
-    return TSR_ERROR(TSR_ERR_BACKEND, "GPU %s failed: %s", what, cudaGetErrorString(e));
-  return TSR_OK;
-}
-
 __global__ static void nan_kernel(long long n, double *a, double identity) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x)
@@ -123,12 +110,12 @@ static int scan_tiled(long long outer, long long len, long long inner, double *a
   tile_kernel<<<dim3((unsigned)tiles, (unsigned)lines), THREADS, 0, cudaStreamPerThread>>>(
       len, inner, a, op, agg);
   if (tiles > 1) {
-    tiles_scan_kernel<<<blocks_for(lines), THREADS, 0, cudaStreamPerThread>>>(lines, tiles, agg,
-                                                                              op);
-    tile_carry_kernel<<<dim3(blocks_for(len - TILE), (unsigned)lines), THREADS, 0,
+    tiles_scan_kernel<<<tsr_gpu_grid_for(lines, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+        lines, tiles, agg, op);
+    tile_carry_kernel<<<dim3(tsr_gpu_grid_for(len - TILE, THREADS), (unsigned)lines), THREADS, 0,
                         cudaStreamPerThread>>>(len, inner, a, op, agg);
   }
-  int st = finish("scan");
+  int st = tsr_gpu_finish("scan");
   tsr_gpu_release(agg);
   return st;
 }
@@ -142,13 +129,13 @@ extern "C" int tsr_gpu_scan(int64_t outer, int64_t len, int64_t inner, double *a
   long long lines = outer * inner;
   if (lines < FEW_LINES && len > TILE) {
     if (nan)
-      nan_kernel<<<blocks_for(lines * len), THREADS, 0, cudaStreamPerThread>>>(lines * len, a,
-                                                                               identity);
+      nan_kernel<<<tsr_gpu_grid_for(lines * len, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+          lines * len, a, identity);
     return scan_tiled(outer, len, inner, a, op);
   }
-  lines_kernel<<<blocks_for(outer * inner), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a,
-                                                                               op, identity, nan);
-  return finish("scan");
+  lines_kernel<<<tsr_gpu_grid_for(outer * inner, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+      outer, len, inner, a, op, identity, nan);
+  return tsr_gpu_finish("scan");
 }
 
 __global__ static void carry_kernel(long long outer, long long len, long long inner, double *a,
@@ -174,9 +161,9 @@ extern "C" int tsr_gpu_scan_carry(int64_t outer, int64_t len, int64_t inner, dou
                                        cudaMemcpyHostToDevice, cudaStreamPerThread));
   }
   if (st == TSR_OK) {
-    carry_kernel<<<blocks_for(outer * len * inner), THREADS, 0, cudaStreamPerThread>>>(
-        outer, len, inner, a, op, dc, dtype);
-    st = finish("scan carry");
+    carry_kernel<<<tsr_gpu_grid_for(outer * len * inner, THREADS), THREADS, 0,
+                   cudaStreamPerThread>>>(outer, len, inner, a, op, dc, dtype);
+    st = tsr_gpu_finish("scan carry");
   }
   tsr_gpu_release(dc);
   return st;

@@ -27,19 +27,6 @@ extern "C" {
 
 #define THREADS 256
 
-static unsigned blocks_for(long long n) {
-  long long b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 1 ? 1 : b < 65536 ? b : 65536);
-}
-
-static int finish(const char *what) {
-  cudaError_t e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamPerThread);
-  if (e != cudaSuccess)
-    return TSR_ERROR(TSR_ERR_BACKEND, "GPU %s failed: %s", what, cudaGetErrorString(e));
-  return TSR_OK;
-}
-
 struct nan_last {
   __host__ __device__ bool operator()(double a, double b) const {
     return a < b || (b != b && a == a);
@@ -94,20 +81,22 @@ static int sort_lines(long long outer, long long len, long long inner, double *a
     if (v) cudaFree(v);
     return TSR_ERROR(TSR_ERR_MEMORY, "GPU out of memory sorting lines: %s", cudaGetErrorString(e));
   }
-  move_kernel<<<blocks_for(n), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, v, ids, 1);
+  move_kernel<<<tsr_gpu_grid_for(n, THREADS), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner,
+                                                                                 a, v, ids, 1);
   auto zip = thrust::make_zip_iterator(thrust::make_tuple(ids, v));
   thrust::sort(thrust::cuda::par.on(cudaStreamPerThread), zip, zip + n, line_then_value());
-  move_kernel<<<blocks_for(n), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, v, ids, 0);
+  move_kernel<<<tsr_gpu_grid_for(n, THREADS), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner,
+                                                                                 a, v, ids, 0);
   cudaFree(v);
   cudaFree(ids);
-  return finish("sort");
+  return tsr_gpu_finish("sort");
 }
 
 static int sort_any(long long outer, long long len, long long inner, double *a) {
   if (len == 1) return TSR_OK;
   if (outer * inner == 1) {
     thrust::sort(thrust::cuda::par.on(cudaStreamPerThread), a, a + len, nan_last());
-    return finish("sort");
+    return tsr_gpu_finish("sort");
   }
   return sort_lines(outer, len, inner, a);
 }
@@ -117,9 +106,9 @@ int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what,
     int st = sort_any((long long)outer, (long long)len, (long long)inner, a);
     if (st != TSR_OK || what == TSR_SORT_ONLY) return st;
     long long lines = (long long)(outer * inner);
-    stat_kernel<<<blocks_for(lines), THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, what,
-                                                                        q);
-    return finish("nan-statistic");
+    stat_kernel<<<tsr_gpu_grid_for(lines, THREADS), THREADS, 0, cudaStreamPerThread>>>(
+        outer, len, inner, a, what, q);
+    return tsr_gpu_finish("nan-statistic");
   } catch (const std::exception &x) {
     return TSR_ERROR(TSR_ERR_BACKEND, "GPU sort failed: %s", x.what());
   }
