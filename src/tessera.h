@@ -121,4 +121,8 @@ int tsr_inspect(const char *path, FILE *out);
 /* Writes the build and runtime description (`tessera info`) to out. */
 void tsr_info(FILE *out);
 
+/* Writes the operation table as the user guide's table of functions, one
+ * markdown table per group (`tessera info --markdown`). */
+void tsr_info_markdown(FILE *out);
+
 #endif

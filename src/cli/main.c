@@ -20,7 +20,7 @@ static const char *usage_main =
     "commands:\n"
     "  run FILE [-o OUT.h5]   run a job file; print small results; write them to OUT.h5\n"
     "  eval 'EXPR'            evaluate one expression and print its value on stdout\n"
-    "  info                   build, backends, ranks, devices and the operations\n"
+    "  info [--markdown]      build, backends, ranks, devices and the operations\n"
     "  sweep FILE -o OUT.h5 --grid NAME=V1,V2 ...\n"
     "                         run the job once per parameter setting, the trials\n"
     "                         spread over groups of ranks; one table of every trial\n"
@@ -128,7 +128,11 @@ static const char *usage_eval =
     "stdout (scalars with %.17g, arrays NumPy-style); timings go to stderr.\n";
 
 static const char *usage_info =
-    "usage: tessera info\nPrints the build, backends, ranks and operations.\n";
+    "usage: tessera info [--markdown]\n"
+    "Prints the build, backends, ranks and operations: one line per function of\n"
+    "the job language, NAME KIND SIGNATURE: what it does.\n"
+    "  --markdown             print only the functions, as the markdown tables of\n"
+    "                         the user guide (scripts/gen-function-table.sh)\n";
 
 static const char *usage_inspect =
     "usage: tessera inspect FILE.h5\n"
@@ -147,6 +151,7 @@ typedef struct cli {
   const char *command;
   const char *arg;
   int help, version;
+  int markdown; /* info --markdown */
 } cli;
 
 static int rank0(void) { return tsr_rank() == 0; }
@@ -286,6 +291,8 @@ static int parse_option(cli *c, int argc, char **argv, int *i) {
     c->opt.gpus_shared = 1;
   else if (!strcmp(a, "--overwrite"))
     c->opt.overwrite = 1;
+  else if (!strcmp(a, "--markdown"))
+    c->markdown = 1;
   else if (!strcmp(a, "-o") || !strncmp(a, "--output", 8)) {
     v = !strcmp(a, "-o") ? (*i + 1 < argc ? argv[++*i] : NULL)
                          : option_value(argc, argv, i, "--output");
@@ -377,6 +384,8 @@ static int sweep_command(cli *c) {
 static int run_command(cli *c) {
   if (c->sweep_only && strcmp(c->command, "sweep"))
     return usage_error("sweep options are for tessera sweep, not %s", c->command);
+  if (c->markdown && strcmp(c->command, "info"))
+    return usage_error("--markdown is for tessera info, not %s", c->command);
   if (!strcmp(c->command, "run")) {
     if (c->help) return rank0() ? fputs(usage_run, stdout), TSR_OK : TSR_OK;
     if (!c->arg) return usage_error("%s", "run needs a job file");
@@ -396,7 +405,7 @@ static int run_command(cli *c) {
   }
   if (!strcmp(c->command, "info")) {
     if (rank0()) fputs(c->help ? usage_info : "", stdout);
-    if (!c->help && rank0()) tsr_info(stdout);
+    if (!c->help && rank0()) (c->markdown ? tsr_info_markdown : tsr_info)(stdout);
     return TSR_OK;
   }
   if (!strcmp(c->command, "inspect")) {

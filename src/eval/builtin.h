@@ -15,6 +15,24 @@
 
 typedef enum tsr_op_kind { OPK_GENERATOR, OPK_ELEMENTWISE, OPK_REDUCTION, OPK_ARRAY } tsr_op_kind;
 
+/* The group of the user guide's table of functions (`tessera info
+ * --markdown`) an op is listed in: its kind's (SEC_KIND), or the one its line
+ * names, so that scans, HDF5, linear algebra, models and job statements are
+ * not lost among the arrays. In the order the groups are printed. */
+typedef enum tsr_op_section {
+  SEC_KIND,
+  SEC_CREATION,
+  SEC_ELEMENTWISE,
+  SEC_REDUCTION,
+  SEC_SCAN,
+  SEC_ARRAY,
+  SEC_HDF5,
+  SEC_LINALG,
+  SEC_MODEL,
+  SEC_JOB,
+  SEC_COUNT
+} tsr_op_section;
+
 /* Arguments bound to the parameters of an op, by parameter position. */
 typedef struct tsr_args {
   tsr_value v[TSR_MAX_PARAMS];
@@ -35,8 +53,9 @@ struct tsr_op_def {
   int nreq;                               /* how many are required */
   int is_method;                          /* also x.name(...) with x as first parameter */
   tsr_builtin fn;
-  const char *doc;    /* one line for `tessera info` */
-  const char *symbol; /* the operator it implements ("+", ".T"), or NULL */
+  const char *doc;        /* "SIGNATURE: what it does", for `tessera info` and the guide */
+  const char *symbol;     /* the operator it implements ("+", ".T"), or NULL */
+  tsr_op_section section; /* its group in the user guide's table */
 };
 
 /* Argument conversions (args.c): argument i of a, with errors located at it. */

@@ -25,27 +25,27 @@
 /* clang-format off */
 #define GEN2(nm, code, p0, p1, doc)                                                     \
   {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, \
-   3, 0, 0, tsr_b_random2, doc, NULL}
+   3, 0, 0, tsr_b_random2, doc, NULL, SEC_KIND}
 #define GLM_FIT(nm, family, what)                                                              \
   {nm, OPK_ARRAY, family,                                                                      \
    {"X", "y", "solver", "regularizer", "lamduh", "l1_ratio", "fit_intercept", "max_iter", "tol", NULL}, \
    2, 2, 0, tsr_b_glm_fit,                                                                     \
    "coef, intercept = " nm "(X, y, solver=\"newton\", regularizer=\"l2\", lamduh=1.0, l1_ratio=0.5, " \
-   "fit_intercept=True, max_iter=100, tol=1e-8): GLM fit (" what ")", NULL}
+   "fit_intercept=True, max_iter=100, tol=1e-8): GLM fit (" what ")", NULL, SEC_MODEL}
 #define DIST2(nm, code, p0, p1, doc) \
-  {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, 3, 0, 0, tsr_b_distribution, doc, NULL}
+  {nm, OPK_GENERATOR, code, {p0, p1, "shape", "chunks", "seed", "dtype", "size", NULL}, 3, 0, 0, tsr_b_distribution, doc, NULL, SEC_KIND}
 #define DIST1(nm, code, p0, req, doc) \
-  {nm, OPK_GENERATOR, code, {p0, "shape", "chunks", "seed", "dtype", "size", NULL}, 2, req, 0, tsr_b_distribution, doc, NULL}
+  {nm, OPK_GENERATOR, code, {p0, "shape", "chunks", "seed", "dtype", "size", NULL}, 2, req, 0, tsr_b_distribution, doc, NULL, SEC_KIND}
 #define DIST0(nm, code, doc) \
-  {nm, OPK_GENERATOR, code, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0, tsr_b_distribution, doc, NULL}
+  {nm, OPK_GENERATOR, code, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0, tsr_b_distribution, doc, NULL, SEC_KIND}
 #define P(p0, p1) p0, p1
 #define P1(p0) p0
 #define RGEN(nm, code, params, extra, npos, req, doc) \
-  {nm, OPK_GENERATOR, code, {params, "shape", "chunks", "seed", "dtype", "size", extra, NULL}, npos, req, 0, tsr_b_generator, doc, NULL}
-#define UNARY(nm, code, doc) {nm, OPK_ELEMENTWISE, code, {"x", NULL}, 1, 1, 0, tsr_b_unary, doc, NULL}
+  {nm, OPK_GENERATOR, code, {params, "shape", "chunks", "seed", "dtype", "size", extra, NULL}, npos, req, 0, tsr_b_generator, doc, NULL, SEC_KIND}
+#define UNARY(nm, code, doc) {nm, OPK_ELEMENTWISE, code, {"x", NULL}, 1, 1, 0, tsr_b_unary, doc, NULL, SEC_KIND}
 #define BINARY(nm, code, doc) BINOP(nm, code, NULL, doc)
 #define BINOP(nm, code, sym, doc) \
-  {nm, OPK_ELEMENTWISE, code, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_binary, doc, sym}
+  {nm, OPK_ELEMENTWISE, code, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_binary, doc, sym, SEC_KIND}
 /* The elementwise lines come from kernel/ew_table.h, in its order. */
 #define EW_OP_U(id, nm, expr, doc) UNARY(nm, EW_##id, doc),
 #define EW_OP_I(id, nm, expr)
@@ -63,13 +63,13 @@
   {nm, OPK_REDUCTION, RED_##id, {"a", "axis", "keepdims", \
    ((flags) & RF_DDOF) ? "ddof" : RED_HAS_DTYPE(monoid) ? "dtype" : NULL, \
    ((flags) & RF_DDOF) && RED_HAS_DTYPE(monoid) ? "dtype" : NULL, NULL}, \
-   2, 1, !((flags) & RF_NOMETHOD), tsr_b_reduce, doc, NULL},
+   2, 1, !((flags) & RF_NOMETHOD), tsr_b_reduce, doc, NULL, SEC_KIND},
 
 const tsr_op_def tsr_ops[] = {
-    GEN2("normal", RNG_NORMAL, "loc", "scale", "normal(loc=0, scale=1, shape, chunks=\"auto\", seed=, dtype=)"),
-    GEN2("uniform", RNG_UNIFORM, "low", "high", "uniform(low=0, high=1, shape, chunks=\"auto\", seed=, dtype=)"),
+    GEN2("normal", RNG_NORMAL, "loc", "scale", "normal(loc=0, scale=1, shape, chunks=\"auto\", seed=, dtype=): mean loc, standard deviation scale >= 0"),
+    GEN2("uniform", RNG_UNIFORM, "low", "high", "uniform(low=0, high=1, shape, chunks=\"auto\", seed=, dtype=): low + (high - low) * u, u uniform on (0, 1]"),
     {"random", OPK_GENERATOR, RNG_UNIFORM, {"shape", "chunks", "seed", "dtype", "size", NULL}, 1, 0, 0,
-     tsr_b_random, "random(shape, chunks=\"auto\", seed=, dtype=): uniform on (0, 1]", NULL},
+     tsr_b_random, "random(shape, chunks=\"auto\", seed=, dtype=): uniform on (0, 1]", NULL, SEC_KIND},
     DIST0("standard_normal", TSR_DIST_STANDARD_NORMAL, "standard_normal(shape, chunks=, seed=, dtype=): normal(0, 1)"),
     DIST2("lognormal", TSR_DIST_LOGNORMAL, "mean", "sigma", "lognormal(mean=0, sigma=1, shape, ...): exp(normal(mean, sigma))"),
     DIST0("standard_exponential", TSR_DIST_STANDARD_EXPONENTIAL, "standard_exponential(shape, ...): -log(u), u uniform on (0, 1]"),
@@ -88,119 +88,119 @@ const tsr_op_def tsr_ops[] = {
     RGEN("binomial", TSR_GEN_BINOMIAL, P("n", "p"), NULL, 3, 2, "binomial(n, p, shape, ...): binomial counts, int64 (inversion; BTRS for n min(p, 1-p) >= 10)"),
     RGEN("geometric", TSR_GEN_GEOMETRIC, P1("p"), NULL, 2, 1, "geometric(p, shape, ...): trials to the first success, int64: ceil(log(u) / log1p(-p))"),
     {"gamma", OPK_GENERATOR, TSR_GEN_GAMMA, {"shape", "scale", "size", "chunks", "seed", "dtype", NULL}, 3, 1, 0, tsr_b_generator,
-     "gamma(shape, scale=1, size, chunks=, seed=, dtype=): Marsaglia-Tsang; the array's shape is size=", NULL},
+     "gamma(shape, scale=1, size, chunks=, seed=, dtype=): Marsaglia-Tsang; the array's shape is size=", NULL, SEC_KIND},
     {"standard_gamma", OPK_GENERATOR, TSR_GEN_STANDARD_GAMMA, {"shape", "size", "chunks", "seed", "dtype", NULL}, 2, 1, 0, tsr_b_generator,
-     "standard_gamma(shape, size, ...): gamma(shape, 1)", NULL},
+     "standard_gamma(shape, size, ...): gamma(shape, 1)", NULL, SEC_KIND},
     RGEN("beta", TSR_GEN_BETA, P("a", "b"), NULL, 3, 2, "beta(a, b, shape, ...): G1 / (G1 + G2), G1, G2 gamma(a), gamma(b)"),
     RGEN("chisquare", TSR_GEN_CHISQUARE, P1("df"), NULL, 2, 1, "chisquare(df, shape, ...): 2 gamma(df / 2)"),
     RGEN("standard_t", TSR_GEN_STANDARD_T, P1("df"), NULL, 2, 1, "standard_t(df, shape, ...): Student's t, z / sqrt(chisquare(df) / df)"),
     {"choice", OPK_GENERATOR, TSR_GEN_CHOICE, {"a", "size", "replace", "p", "chunks", "seed", "dtype", "shape", NULL}, 4, 1, 0, tsr_b_generator,
-     "choice(a, size, replace=True, p=None, chunks=, seed=, dtype=): entries of a (an int n: range(n); or a tuple/list of at most 64 numbers), weights p", NULL},
-    {"zeros", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "zeros(shape, chunks=, dtype=)", NULL},
-    {"ones", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "ones(shape, chunks=, dtype=)", NULL},
+     "choice(a, size, replace=True, p=None, chunks=, seed=, dtype=): entries of a (an int n: range(n); or a tuple/list of at most 64 numbers), weights p", NULL, SEC_KIND},
+    {"zeros", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "zeros(shape, chunks=, dtype=): 0", NULL, SEC_KIND},
+    {"ones", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "ones(shape, chunks=, dtype=): 1", NULL, SEC_KIND},
     {"full", OPK_GENERATOR, 0, {"shape", "fill_value", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_fill,
-     "full(shape, fill_value, chunks=, dtype=)", NULL},
+     "full(shape, fill_value, chunks=, dtype=): fill_value (of its type unless dtype= is given)", NULL, SEC_KIND},
     {"arange", OPK_GENERATOR, 0, {"start", "stop", "step", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_arange,
-     "arange([start,] stop[, step], chunks=, dtype=)", NULL},
-    {"empty", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "empty(shape, chunks=, dtype=): zeros (NumPy leaves them unset)", NULL},
-    {"zeros_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "zeros_like(a, dtype=None, chunks=None): zeros of a's shape, chunks and dtype", NULL},
-    {"ones_like", OPK_GENERATOR, 1, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "ones_like(a, dtype=None, chunks=None)", NULL},
-    {"empty_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "empty_like(a, dtype=None, chunks=None): zeros", NULL},
-    {"full_like", OPK_GENERATOR, 2, {"a", "fill_value", "dtype", "chunks", NULL}, 3, 2, 0, tsr_b_like, "full_like(a, fill_value, dtype=None, chunks=None)", NULL},
-    {"eye", OPK_GENERATOR, 0, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "eye(N, M=None, k=0, chunks=, dtype=): ones on the k-th diagonal", NULL},
-    {"identity", OPK_GENERATOR, 1, {"n", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_eye, "identity(n, chunks=, dtype=): eye(n)", NULL},
-    {"tri", OPK_GENERATOR, 2, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "tri(N, M=None, k=0, chunks=, dtype=): ones at and below the k-th diagonal", NULL},
+     "arange([start,] stop[, step], chunks=, dtype=): start + step * i up to stop (excluded); int64 for integer arguments", NULL, SEC_KIND},
+    {"empty", OPK_GENERATOR, 0, {"shape", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_fill, "empty(shape, chunks=, dtype=): zeros (NumPy leaves them unset)", NULL, SEC_KIND},
+    {"zeros_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "zeros_like(a, dtype=None, chunks=None): zeros of a's shape, chunks and dtype", NULL, SEC_KIND},
+    {"ones_like", OPK_GENERATOR, 1, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "ones_like(a, dtype=None, chunks=None): ones of a's shape, chunks and dtype", NULL, SEC_KIND},
+    {"empty_like", OPK_GENERATOR, 0, {"a", "dtype", "chunks", NULL}, 2, 1, 0, tsr_b_like, "empty_like(a, dtype=None, chunks=None): zeros_like(a)", NULL, SEC_KIND},
+    {"full_like", OPK_GENERATOR, 2, {"a", "fill_value", "dtype", "chunks", NULL}, 3, 2, 0, tsr_b_like, "full_like(a, fill_value, dtype=None, chunks=None): fill_value in a's shape, chunks and dtype", NULL, SEC_KIND},
+    {"eye", OPK_GENERATOR, 0, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "eye(N, M=None, k=0, chunks=, dtype=): ones on the k-th diagonal", NULL, SEC_KIND},
+    {"identity", OPK_GENERATOR, 1, {"n", "chunks", "dtype", NULL}, 1, 1, 0, tsr_b_eye, "identity(n, chunks=, dtype=): eye(n)", NULL, SEC_KIND},
+    {"tri", OPK_GENERATOR, 2, {"N", "M", "k", "chunks", "dtype", NULL}, 3, 1, 0, tsr_b_eye, "tri(N, M=None, k=0, chunks=, dtype=): ones at and below the k-th diagonal", NULL, SEC_KIND},
     {"linspace", OPK_GENERATOR, 0, {"start", "stop", "num", "endpoint", "chunks", "dtype", NULL}, 4, 2, 0, tsr_b_linspace,
-     "linspace(start, stop, num=50, endpoint=True, chunks=, dtype=): num evenly spaced values, NumPy's bits", NULL},
+     "linspace(start, stop, num=50, endpoint=True, chunks=, dtype=): num evenly spaced values, NumPy's bits", NULL, SEC_KIND},
     {"meshgrid", OPK_ARRAY, 0, {"x1", "x2", "indexing", NULL}, 2, 1, 0, tsr_b_meshgrid,
-     "xx, yy = meshgrid(x1, x2, indexing=\"xy\"): coordinate matrices of two 1-d arrays (\"ij\": matrix indexing)", NULL},
+     "xx, yy = meshgrid(x1, x2, indexing=\"xy\"): coordinate matrices of two 1-d arrays (\"ij\": matrix indexing)", NULL, SEC_CREATION},
     TSR_EW_TABLE(EW_OP_U, EW_OP_I, EW_OP_B, EW_OP_J) TSR_EW_ALIASES(EW_OP_A)
     {"clip", OPK_ELEMENTWISE, 0, {"a", "a_min", "a_max", NULL}, 3, 1, 1, tsr_b_clip,
-     "clip(a, a_min, a_max), x.clip(a_min, a_max): minimum(maximum(a, a_min), a_max); a bound None is left out", NULL},
+     "clip(a, a_min, a_max), x.clip(a_min, a_max): minimum(maximum(a, a_min), a_max); a bound None is left out", NULL, SEC_KIND},
     {"round", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 1, tsr_b_round,
-     "round(a, decimals=0), x.round(decimals=0): NumPy's, halves to even: rint(a * 10**decimals) / 10**decimals", NULL},
+     "round(a, decimals=0), x.round(decimals=0): NumPy's, halves to even: rint(a * 10**decimals) / 10**decimals", NULL, SEC_KIND},
     {"around", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 0, tsr_b_round,
-     "around(a, decimals=0): round(a, decimals)", NULL},
+     "around(a, decimals=0): round(a, decimals)", NULL, SEC_KIND},
     {"where", OPK_ELEMENTWISE, 0, {"condition", "x", "y", NULL}, 3, 1, 0, tsr_b_where,
-     "where(condition, x, y): x where condition is true, else y (broadcast; x's and y's types promoted)", NULL},
+     "where(condition, x, y): x where condition is true, else y (broadcast; x's and y's types promoted)", NULL, SEC_KIND},
     {"isclose", OPK_ELEMENTWISE, 0, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
-     "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): |a - b| <= atol + rtol * |b| (bool)", NULL},
+     "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): |a - b| <= atol + rtol * |b| (bool)", NULL, SEC_KIND},
     {"allclose", OPK_REDUCTION, 1, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
-     "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): every element isclose (a 0-d bool)", NULL},
+     "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): every element isclose (a 0-d bool)", NULL, SEC_KIND},
     {"isin", OPK_ELEMENTWISE, 0, {"element", "test_elements", "invert", NULL}, 3, 2, 0, tsr_b_isin,
-     "isin(element, test_elements, invert=False): element equal to one of a constant tuple or list of numbers (bool)", NULL},
+     "isin(element, test_elements, invert=False): element equal to one of a constant tuple or list of numbers (bool)", NULL, SEC_KIND},
     {"nan_to_num", OPK_ELEMENTWISE, 0, {"x", "copy", "nan", "posinf", "neginf", NULL}, 2, 1, 0, tsr_b_nan_to_num,
-     "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and +-inf replaced (default: 0 and the largest finite values)", NULL},
+     "nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and +-inf replaced (default: 0 and the largest finite values)", NULL, SEC_KIND},
     TSR_RED_TABLE(RED_OP)
-    {"nansum", OPK_REDUCTION, RED_SUM, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nansum(a, axis=None, keepdims=False): sum with NaN as 0", NULL},
-    {"nanmean", OPK_REDUCTION, RED_MEAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmean(a, axis=None, keepdims=False): mean of the elements that are not NaN", NULL},
-    {"nanmin", OPK_REDUCTION, RED_MIN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmin(a, axis=None, keepdims=False): minimum ignoring NaN (NaN for an all-NaN slice)", NULL},
-    {"nanmax", OPK_REDUCTION, RED_MAX, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmax(a, axis=None, keepdims=False): maximum ignoring NaN (NaN for an all-NaN slice)", NULL},
-    {"nanvar", OPK_REDUCTION, RED_VAR, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanvar(a, axis=None, keepdims=False, ddof=0): variance of the elements that are not NaN", NULL},
-    {"nanstd", OPK_REDUCTION, RED_STD, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanstd(a, axis=None, keepdims=False, ddof=0): sqrt(nanvar)", NULL},
+    {"nansum", OPK_REDUCTION, RED_SUM, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nansum(a, axis=None, keepdims=False): sum with NaN as 0", NULL, SEC_KIND},
+    {"nanmean", OPK_REDUCTION, RED_MEAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmean(a, axis=None, keepdims=False): mean of the elements that are not NaN", NULL, SEC_KIND},
+    {"nanmin", OPK_REDUCTION, RED_MIN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmin(a, axis=None, keepdims=False): minimum ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
+    {"nanmax", OPK_REDUCTION, RED_MAX, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanmax(a, axis=None, keepdims=False): maximum ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
+    {"nanvar", OPK_REDUCTION, RED_VAR, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanvar(a, axis=None, keepdims=False, ddof=0): variance of the elements that are not NaN", NULL, SEC_KIND},
+    {"nanstd", OPK_REDUCTION, RED_STD, {"a", "axis", "keepdims", "ddof", NULL}, 2, 1, 0, tsr_b_nanreduce, "nanstd(a, axis=None, keepdims=False, ddof=0): sqrt(nanvar)", NULL, SEC_KIND},
     {"median", OPK_REDUCTION, QUANT_MEDIAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_quantile,
-     "median(a, axis=None, keepdims=False): the middle value along axis (the mean of the two middle ones for even lengths); NaN in a slice gives NaN; float64", NULL},
+     "median(a, axis=None, keepdims=False): the middle value along axis (the mean of the two middle ones for even lengths); NaN in a slice gives NaN; float64", NULL, SEC_KIND},
     {"quantile", OPK_REDUCTION, QUANT_QUANTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
-     "quantile(a, q, axis=None, keepdims=False): exact q-th quantiles along axis (q in [0, 1], a number or a list: a leading axis of len(q)), NumPy's method='linear'; float64", NULL},
+     "quantile(a, q, axis=None, keepdims=False): exact q-th quantiles along axis (q in [0, 1], a number or a list: a leading axis of len(q)), NumPy's method='linear'; float64", NULL, SEC_KIND},
     {"percentile", OPK_REDUCTION, QUANT_PERCENTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
-     "percentile(a, q, axis=None, keepdims=False): quantile(a, q / 100, ...) (q in [0, 100])", NULL},
+     "percentile(a, q, axis=None, keepdims=False): quantile(a, q / 100, ...) (q in [0, 100])", NULL, SEC_KIND},
     {"nanmedian", OPK_REDUCTION, QUANT_NANMEDIAN, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_quantile,
-     "nanmedian(a, axis=None, keepdims=False): median ignoring NaN (NaN for an all-NaN slice)", NULL},
+     "nanmedian(a, axis=None, keepdims=False): median ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
     {"nanquantile", OPK_REDUCTION, QUANT_NANQUANTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
-     "nanquantile(a, q, axis=None, keepdims=False): quantile ignoring NaN (NaN for an all-NaN slice)", NULL},
+     "nanquantile(a, q, axis=None, keepdims=False): quantile ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
     {"nanpercentile", OPK_REDUCTION, QUANT_NANPERCENTILE, {"a", "q", "axis", "keepdims", NULL}, 3, 2, 0, tsr_b_quantile,
-     "nanpercentile(a, q, axis=None, keepdims=False): percentile ignoring NaN (NaN for an all-NaN slice)", NULL},
+     "nanpercentile(a, q, axis=None, keepdims=False): percentile ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
     {"sort", OPK_ARRAY, 0, {"a", "axis", NULL}, 2, 1, 0, tsr_b_sort,
-     "sort(a, axis=-1): sorted ascending along axis (None: flattened), NaN last; a's dtype", NULL},
-    {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL},
+     "sort(a, axis=-1): sorted ascending along axis (None: flattened), NaN last; a's dtype", NULL, SEC_SCAN},
+    {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL, SEC_KIND},
     {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
-     "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL},
+     "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL, SEC_KIND},
     {"cumsum", OPK_ARRAY, SCAN_CUMSUM, {"a", "axis", "dtype", NULL}, 3, 1, 1, tsr_b_scan,
-     "cumsum(a, axis=None, dtype=None), x.cumsum(axis=None): running sum along axis (None: flattened in C order); bool and integers give int64 (uint64)", NULL},
+     "cumsum(a, axis=None, dtype=None), x.cumsum(axis=None): running sum along axis (None: flattened in C order); bool and integers give int64 (uint64)", NULL, SEC_SCAN},
     {"cumprod", OPK_ARRAY, SCAN_CUMPROD, {"a", "axis", "dtype", NULL}, 3, 1, 1, tsr_b_scan,
-     "cumprod(a, axis=None, dtype=None), x.cumprod(axis=None): running product along axis (None: flattened)", NULL},
+     "cumprod(a, axis=None, dtype=None), x.cumprod(axis=None): running product along axis (None: flattened)", NULL, SEC_SCAN},
     {"nancumsum", OPK_ARRAY, SCAN_NANCUMSUM, {"a", "axis", "dtype", NULL}, 3, 1, 0, tsr_b_scan,
-     "nancumsum(a, axis=None, dtype=None): cumsum with NaN as 0", NULL},
+     "nancumsum(a, axis=None, dtype=None): cumsum with NaN as 0", NULL, SEC_SCAN},
     {"nancumprod", OPK_ARRAY, SCAN_NANCUMPROD, {"a", "axis", "dtype", NULL}, 3, 1, 0, tsr_b_scan,
-     "nancumprod(a, axis=None, dtype=None): cumprod with NaN as 1", NULL},
+     "nancumprod(a, axis=None, dtype=None): cumprod with NaN as 1", NULL, SEC_SCAN},
     {"diff", OPK_ARRAY, 0, {"a", "n", "axis", NULL}, 3, 1, 0, tsr_b_diff,
-     "diff(a, n=1, axis=-1): a[1:] - a[:-1] along axis, n times (bool: !=)", NULL},
+     "diff(a, n=1, axis=-1): a[1:] - a[:-1] along axis, n times (bool: !=)", NULL, SEC_SCAN},
 #define SCALAR_TYPE(nm, dt) \
-  {nm, OPK_ARRAY, dt, {"x", NULL}, 1, 1, 0, tsr_b_scalar_type, nm "(x): x as a " nm " (a number: a 0-d array)", NULL}
+  {nm, OPK_ARRAY, dt, {"x", NULL}, 1, 1, 0, tsr_b_scalar_type, nm "(x): x converted to " nm " (a number: a 0-d array of that type)", NULL, SEC_KIND}
     SCALAR_TYPE("float64", TSR_F64), SCALAR_TYPE("float32", TSR_F32), SCALAR_TYPE("bool_", TSR_BOOL),
     SCALAR_TYPE("int8", TSR_I8), SCALAR_TYPE("int16", TSR_I16), SCALAR_TYPE("int32", TSR_I32),
     SCALAR_TYPE("int64", TSR_I64), SCALAR_TYPE("uint8", TSR_U8), SCALAR_TYPE("uint16", TSR_U16),
     SCALAR_TYPE("uint32", TSR_U32), SCALAR_TYPE("uint64", TSR_U64),
-    {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, tsr_b_astype, "x.astype(dtype)", NULL},
+    {"astype", OPK_ARRAY, 0, {"a", "dtype", NULL}, 2, 2, 1, tsr_b_astype, "astype(a, dtype), x.astype(dtype): a converted to dtype (a itself for its own dtype)", NULL, SEC_KIND},
     {"rechunk", OPK_ARRAY, 0, {"x", "chunks", NULL}, 2, 2, 1, tsr_b_rechunk,
-     "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL},
+     "rechunk(x, chunks), x.rechunk(chunks): the same values on another chunk grid", NULL, SEC_KIND},
     {"persist", OPK_ARRAY, 0, {"x", NULL}, 1, 1, 1, tsr_b_persist,
-     "persist(x), x.persist(): x computed once, its chunks kept in backend memory (GPU memory) for later statements", NULL},
+     "persist(x), x.persist(): x computed once, its chunks kept in backend memory (GPU memory) for later statements", NULL, SEC_KIND},
     {"compute", OPK_ARRAY, 0, {"x", NULL}, 1, 1, 1, tsr_b_compute,
-     "x.compute(), compute(x): x itself, as Dask's; a job computes every value when it is needed", NULL},
+     "x.compute(), compute(x): x itself, as Dask's; a job computes every value when it is needed", NULL, SEC_JOB},
     {"load", OPK_GENERATOR, 0, {"file", "dataset", "chunks", "dtype", NULL}, 2, 2, 0, tsr_b_load,
-     "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk", NULL},
+     "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk", NULL, SEC_HDF5},
     {"save", OPK_ARRAY, 0, {"file", "dataset", "array", "compression", "level", NULL}, 3, 3, 0,
-     tsr_b_save, "save(file, dataset, array, compression=None, level=4): write array to HDF5 (a job statement)", NULL},
+     tsr_b_save, "save(file, dataset, array, compression=None, level=4): write array to HDF5 (a job statement)", NULL, SEC_HDF5},
     {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", NULL}, 1, 1, 1, tsr_b_transpose,
-     "transpose(x), x.T: the axes of a 1-d or 2-d array reversed", ".T"},
+     "transpose(x), x.T: the axes of a 1-d or 2-d array reversed", ".T", SEC_LINALG},
     {"matmul", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_matmul,
-     "matmul(x1, x2), x1 @ x2: matrix product of 1-d/2-d arrays (GEMM per block)", "@"},
+     "matmul(x1, x2), x1 @ x2: matrix product of 1-d/2-d arrays (GEMM per block)", "@", SEC_LINALG},
     {"dot", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 1, tsr_b_matmul,
-     "dot(x1, x2), x1.dot(x2): as matmul for 1-d/2-d arrays", NULL},
+     "dot(x1, x2), x1.dot(x2): as matmul for 1-d/2-d arrays", NULL, SEC_LINALG},
     {"qr", OPK_ARRAY, LA_QR_Q, {"x", NULL}, 1, 1, 0, tsr_b_qr,
-     "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL},
+     "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL, SEC_LINALG},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
-     "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks", NULL},
+     "u, s, vt = svd(x, k=None): thin SVD (top k) of a 2-d array with one column of chunks", NULL, SEC_LINALG},
     {"param", OPK_ARRAY, 0, {"default", NULL}, 1, 1, 0, tsr_b_param,
-     "name = param(default): a job parameter: default, or VALUE from `tessera run --set name=VALUE`", NULL},
+     "name = param(default): a job parameter: default, or VALUE from `tessera run --set name=VALUE` or a sweep's trial", NULL, SEC_JOB},
     GLM_FIT("logistic_regression", TSR_GLM_LOGISTIC, "y in {0, 1}"),
     GLM_FIT("linear_regression", TSR_GLM_NORMAL, "least squares"),
     GLM_FIT("poisson_regression", TSR_GLM_POISSON, "counts, log link"),
     {"predict", OPK_ARRAY, 0, {"X", "coef", "intercept", "family", NULL}, 3, 2, 0, tsr_b_glm_predict,
-     "predict(X, coef, intercept=None, family=\"logistic\"): 0/1 labels (logistic), X @ coef + intercept (normal), exp of it (poisson)", NULL},
+     "predict(X, coef, intercept=None, family=\"logistic\"): 0/1 labels (logistic), X @ coef + intercept (normal), exp of it (poisson)", NULL, SEC_MODEL},
     {"predict_proba", OPK_ARRAY, 1, {"X", "coef", "intercept", "family", NULL}, 3, 2, 0, tsr_b_glm_predict,
-     "predict_proba(X, coef, intercept=None): 1 / (1 + exp(-(X @ coef + intercept))), the logistic family's probabilities", NULL},
+     "predict_proba(X, coef, intercept=None): 1 / (1 + exp(-(X @ coef + intercept))), the logistic family's probabilities", NULL, SEC_MODEL},
 };
 /* clang-format on */
 const int tsr_nops = (int)(sizeof tsr_ops / sizeof tsr_ops[0]);

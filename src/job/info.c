@@ -1,12 +1,15 @@
 /*
  * info.c - `tessera info`: the build, the ranks, every registered backend
  * (and the CUDA one when it is not built), how device data moves, the HDF5
- * flavour, and the operation table.
+ * flavour, and the operation table; `tessera info --markdown`: the operation
+ * table as the user guide's table of functions (scripts/gen-function-table.sh
+ * writes it there, tests/cli/doc_functions.sh fails when the two differ).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include <stdio.h>
+#include <string.h>
 
 #include "backend/backend.h"
 #include "eval/ops.h"
@@ -60,4 +63,80 @@ void tsr_info(FILE *out) {
   for (int i = 0; i < tsr_nops; i++)
     fprintf(out, "  %-10s %-12s %s\n", tsr_ops[i].name, kinds[tsr_ops[i].kind], tsr_ops[i].doc);
   info_prefixes(out);
+}
+
+/* The heading of each group of the user guide's table (eval/builtin.h), and
+ * the group of an op whose line names none: its kind's. */
+static const char *const section_titles[SEC_COUNT] = {
+    [SEC_CREATION] = "array creation",
+    [SEC_ELEMENTWISE] = "elementwise (NumPy broadcasting)",
+    [SEC_REDUCTION] = "reductions",
+    [SEC_SCAN] = "scans, differences, sorting",
+    [SEC_ARRAY] = "arrays",
+    [SEC_HDF5] = "HDF5",
+    [SEC_LINALG] = "linear algebra",
+    [SEC_MODEL] = "models (sections 6 and 7)",
+    [SEC_JOB] = "jobs",
+};
+static const tsr_op_section kind_sections[] = {SEC_CREATION, SEC_ELEMENTWISE, SEC_REDUCTION,
+                                               SEC_ARRAY};
+
+static tsr_op_section op_section(const tsr_op_def *op) {
+  return op->section != SEC_KIND ? op->section : kind_sections[op->kind];
+}
+
+/* The length of the signature that starts an op's doc line: up to its first
+ * ": " outside brackets and quotes (the whole line when there is none). */
+static size_t signature_length(const char *doc) {
+  int depth = 0, quoted = 0;
+  for (size_t i = 0; doc[i]; i++) {
+    if (doc[i] == '"')
+      quoted = !quoted;
+    else if (!quoted && strchr("([{", doc[i]))
+      depth++;
+    else if (!quoted && strchr(")]}", doc[i]))
+      depth--;
+    else if (!quoted && !depth && doc[i] == ':' && doc[i + 1] == ' ')
+      return i;
+  }
+  return strlen(doc);
+}
+
+/* n characters of s in a table cell, where '|' must be escaped (in code too)
+ * and, outside code, '*' (`2**x1 + 2**x2` would turn bold). */
+static void cell(FILE *out, const char *s, size_t n, int code) {
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '|' || (s[i] == '*' && !code)) fputc('\\', out);
+    fputc(s[i], out);
+  }
+}
+
+/* One row: `signature` (and `x.name(...)` for a method its doc does not
+ * spell), then what it does. */
+static void markdown_row(FILE *out, const tsr_op_def *op) {
+  size_t n = signature_length(op->doc);
+  char method[64];
+  snprintf(method, sizeof method, ".%s(", op->name);
+  fputs("| `", out);
+  cell(out, op->doc, n, 1);
+  fputc('`', out);
+  if (op->is_method && !strstr(op->doc, method))
+    fprintf(out, ", `x.%s(%s)`", op->name, op->params[1] ? "..." : "");
+  fputs(" | ", out);
+  if (op->doc[n]) cell(out, op->doc + n + 2, strlen(op->doc + n + 2), 0);
+  fputs(" |\n", out);
+}
+
+void tsr_info_markdown(FILE *out) {
+  for (int sec = SEC_KIND + 1, first = 1; sec < SEC_COUNT; sec++) {
+    int n = 0;
+    for (int i = 0; i < tsr_nops; i++) {
+      if (op_section(&tsr_ops[i]) != (tsr_op_section)sec) continue;
+      if (!n++)
+        fprintf(out, "%s#### %s\n\n| function | what it does |\n|---|---|\n", first ? "" : "\n",
+                section_titles[sec]);
+      markdown_row(out, &tsr_ops[i]);
+    }
+    first = first && !n;
+  }
 }

@@ -86,11 +86,13 @@
     "heaviside(x1, x2): 0.0 where x1 < 0, x2 where x1 == 0, 1.0 where x1 > 0")                  \
   I(NOTNAN, "notnan", x == x ? 1.0 : 0.0)                                                        \
   I(NANZERO, "nanzero", x == x ? x : 0.0)                                                        \
-  B(GREATER_EQUAL, "greater_equal", ">=", x >= y ? 1.0 : 0.0, "greater_equal(x1, x2), x1 >= x2")  \
-  B(LESS, "less", "<", x < y ? 1.0 : 0.0, "less(x1, x2), x1 < x2")                                \
-  B(LESS_EQUAL, "less_equal", "<=", x <= y ? 1.0 : 0.0, "less_equal(x1, x2), x1 <= x2")           \
-  B(EQUAL, "equal", "==", x == y ? 1.0 : 0.0, "equal(x1, x2), x1 == x2")                          \
-  B(NOT_EQUAL, "not_equal", "!=", x != y ? 1.0 : 0.0, "not_equal(x1, x2), x1 != x2 (True for NaN)") \
+  B(GREATER_EQUAL, "greater_equal", ">=", x >= y ? 1.0 : 0.0,                                     \
+    "greater_equal(x1, x2), x1 >= x2: bool")                                                      \
+  B(LESS, "less", "<", x < y ? 1.0 : 0.0, "less(x1, x2), x1 < x2: bool")                          \
+  B(LESS_EQUAL, "less_equal", "<=", x <= y ? 1.0 : 0.0, "less_equal(x1, x2), x1 <= x2: bool")     \
+  B(EQUAL, "equal", "==", x == y ? 1.0 : 0.0, "equal(x1, x2), x1 == x2: bool")                    \
+  B(NOT_EQUAL, "not_equal", "!=", x != y ? 1.0 : 0.0,                                             \
+    "not_equal(x1, x2), x1 != x2: bool (True for NaN)")                                           \
   U(ISNAN, "isnan", x != x ? 1.0 : 0.0, "isnan(x): bool")                                         \
   U(ISINF, "isinf", isinf(x) ? 1.0 : 0.0, "isinf(x): bool, True for +-inf")                       \
   U(ISFINITE, "isfinite", isfinite(x) ? 1.0 : 0.0, "isfinite(x): bool, False for NaN and +-inf")  \

@@ -68,18 +68,25 @@ enum { RD_SAME, RD_SUM, RD_FLOAT, RD_BOOL, RD_I64 };
 
 /* clang-format off */
 #define TSR_RED_TABLE(R)                                                                           \
-  R(SUM, "sum", RM_ADD, 0, RD_SUM,  "sum(a, axis=None, keepdims=False)")                           \
-  R(MEAN, "mean", RM_MEAN, 0, RD_FLOAT, "mean(a, axis=None, keepdims=False)")                       \
-  R(MIN, "min", RM_MIN, RF_NOEMPTY, RD_SAME, "min(a, axis=None, keepdims=False)")                  \
-  R(MAX, "max", RM_MAX, RF_NOEMPTY, RD_SAME, "max(a, axis=None, keepdims=False)")                  \
-  R(VAR, "var", RM_MOMENTS, RF_DDOF | RF_VAR, RD_FLOAT,                                             \
-    "var(a, axis=None, keepdims=False, ddof=0)")                                                   \
-  R(STD, "std", RM_MOMENTS, RF_DDOF | RF_STD, RD_FLOAT,                                             \
-    "std(a, axis=None, keepdims=False, ddof=0)")                                                   \
+  R(SUM, "sum", RM_ADD, 0, RD_SUM,                                                                \
+    "sum(a, axis=None, keepdims=False, dtype=None): sum (0 for none); dtype= converts the "       \
+    "elements and the result")                                                                    \
+  R(MEAN, "mean", RM_MEAN, 0, RD_FLOAT,                                                           \
+    "mean(a, axis=None, keepdims=False, dtype=None): sum / n (NaN when n = 0)")                   \
+  R(MIN, "min", RM_MIN, RF_NOEMPTY, RD_SAME,                                                      \
+    "min(a, axis=None, keepdims=False): minimum (NaN if any element is NaN)")                     \
+  R(MAX, "max", RM_MAX, RF_NOEMPTY, RD_SAME,                                                      \
+    "max(a, axis=None, keepdims=False): maximum (NaN if any element is NaN)")                     \
+  R(VAR, "var", RM_MOMENTS, RF_DDOF | RF_VAR, RD_FLOAT,                                           \
+    "var(a, axis=None, keepdims=False, ddof=0, dtype=None): sum((x - mean)**2) / (n - ddof) "     \
+    "(NaN when n - ddof <= 0)")                                                                   \
+  R(STD, "std", RM_MOMENTS, RF_DDOF | RF_STD, RD_FLOAT,                                           \
+    "std(a, axis=None, keepdims=False, ddof=0, dtype=None): sqrt(var)")                           \
   R(PROD, "prod", RM_MUL, 0, RD_SUM,                                                               \
-    "prod(a, axis=None, keepdims=False): product (1 for none); int64/uint64 for integers")         \
+    "prod(a, axis=None, keepdims=False, dtype=None): product (1 for none); int64/uint64 for "     \
+    "integers")                                                                                   \
   R(NANPROD, "nanprod", RM_MUL, RF_SKIPNAN | RF_NOMETHOD, RD_SUM,                                  \
-    "nanprod(a, axis=None, keepdims=False): product with NaN as 1")                                \
+    "nanprod(a, axis=None, keepdims=False, dtype=None): product with NaN as 1")                   \
   R(ANY, "any", RM_OR, 0, RD_BOOL,                                                                 \
     "any(a, axis=None, keepdims=False): True where some element is nonzero (NaN counts)")          \
   R(ALL, "all", RM_AND, 0, RD_BOOL,                                                                \
