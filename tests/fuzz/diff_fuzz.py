@@ -25,14 +25,28 @@ over the corners of its operands' intervals, 8 u more for those of libm),
 sums and products over n terms
 (n + 1) u sum|term| (matmul over k terms 2 (k + 1) u sum|a b|), var
 (2 sum|d| D + sum D^2 + 4 (n + 1) u sum d^2) / (n - ddof) with d = x - mean and
-D = bound(x) + mean bound(x) + (n + 1) u max|x|, and propagates the
+D = bound(x) + mean bound(x) + (n + 1) u max|x| (nanvar the same over the elements that are
+not NaN), prod and cumprod the product of the operands' intervals minus the product plus
+2 (n + 2) u of it (any value past 1e300 or below 1e-290, 1e+-36 for float32, where the order
+of the multiplications decides over- and underflow), cumsum and nancumsum of n terms
+(n + 1) u sum|term| (u of the dtype: a scan may run in it), nansum, nanmean, ptp, average
+and diff composed of sum, divide and subtract; sort, median and the quantiles of exact inputs
+are NumPy's very bits (an order statistic of inexact inputs moves by the largest bound of
+its slice; an interpolation between two values of a float32 array adds 4 u32 of them:
+NumPy's _lerp takes b - a in float32), argmax and friends exact (NumPy's first index) unless
+an interval overlaps the extreme's, and propagates the
 bounds of its operands through its derivative. Where an operand's interval
 crosses a discontinuity (sqrt and log near 0, greater near a tie, a divisor
 near 0, a negative base with an inexact exponent) any value is accepted.
 tessera and NumPy each lie within the bound of the exact value, so a value
 passes when |tessera - numpy| <= TOL_FACTOR * bound; a bound of 0 (exact
 arithmetic: ones, arange, sums of small integers, min, max, slices) asks for
-equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
+equality. NaN must be NaN, +-inf the same infinity. bool and int64 results (comparisons, isclose,
+allclose, isin, any, all, count_nonzero, argmax, argmin, nanargmax, nanargmin, the sum of a
+comparison) are exact, or unconstrained where an operand's interval leaves the truth, the
+order or the NaN-ness of an element open (a tie of a comparison or of isclose's two sides
+within the operands' bounds and the rounding, in float32 for float32 operands as NumPy 1.24);
+where() takes its condition's truth the same way. Shapes must be equal (a
 0-d result is a scalar dataset) and dtypes as documented; the 1-rank and
 3-rank results of each mode must be bitwise equal.
 
@@ -41,7 +55,17 @@ equality. NaN must be NaN, +-inf the same infinity. Shapes must be equal (a
 
 Every command reads the elementwise functions (name and arity) from the
 output of `tessera info` (--info, default info.txt): the cases use every one
-of them, clip and round, and the operators + - * / // % ** @.
+of them, clip and round, and the operators + - * / // % ** @ < <= > >= == !=; the
+reductions sum mean min max var std nansum nanmean nanmin nanmax nanvar nanstd prod nanprod
+ptp average (weights=, full or 1-d along axis) with axis None, an axis (negative too) or a
+tuple/list of axes and keepdims; median nanmedian quantile percentile nanquantile
+nanpercentile (q a number or a list: a leading axis); the scans cumsum cumprod nancumsum
+nancumprod (axis None: flattened), diff (n = 0 to 3, past the axis' length too) and sort;
+where, nan_to_num, isclose, allclose and isin; comparisons as numbers (mean(x > 0),
+(x > 0) * y, astype(x > 0, dt)); and about one case in eight of a bool or int64 result
+(any all count_nonzero argmax argmin nanargmax nanargmin isclose allclose isin, a comparison,
+the sum of one). nanargmax and nanargmin take operands without random leaves (so that the
+generator sees every value and leaves out an all-NaN slice, which is an error).
     diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
         compares each results file with NumPy, and the files of one mode
         (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
@@ -56,7 +80,7 @@ on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
 are fixed regression cases that once crashed tessera or gave a wrong value.
 
 Known tessera bugs are left out of generation, each at a `# BUG:` comment in
-Evaluator.call (none at present): a case that runs into one (found by
+the NumPy side's function (nan_reduce, arg_reduce, order_stat): a case that runs into one (found by
 evaluating it on the NumPy side, random leaves standing in with values of
 their range) records it in Evaluator.bugs and is drawn again from the same
 generator. excluded() also sees the identities of the earlier cases'
@@ -71,6 +95,7 @@ import random
 import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 
@@ -180,7 +205,11 @@ def operands(*xs):
     arrays = [x for x in xs if isinstance(x, Arr)]
     if not arrays:
         raise FuzzError("an operation on numbers only")
-    dt = "float32" if all(a.dt == "float32" for a in arrays) else "float64"
+    # bool meets a float as NumPy's (bool * float32 is float32); int64 makes float64
+    dts = [a.dt for a in arrays if a.dt != "bool"]
+    if not dts:
+        raise FuzzError("arithmetic on bool only (not generated)")
+    dt = "float32" if all(d == "float32" for d in dts) else "float64"
     vals, errs = [], []
     for x in xs:
         if isinstance(x, Arr):
@@ -330,11 +359,21 @@ def reduce(op, x, axis=None, keepdims=False, ddof=0):
         raise FuzzError("reduction of a number (not generated)")
     a, ea, dt = x.v, x.e, x.dt
     nd = a.ndim
-    ax = norm_axis(axis, nd)
+    ax = norm_axes(axis, nd)
     if ax is not None and nd == 0:
         raise FuzzError("axis on a 0-d array")
-    n = a.size if ax is None else a.shape[ax]
+    n = axes_count(a.shape, ax)
     kw = dict(axis=ax, keepdims=bool(keepdims))
+    if dt == "bool":  # sum: int64, exact; mean: float64, one rounding
+        if op not in ("sum", "mean"):
+            raise FuzzError("%s of bool (not generated)" % op)
+        s, es = np.sum(a, **kw), np.sum(ea, **kw)
+        if op == "sum":
+            return Arr(s, es, "int64")
+        with np.errstate(all="ignore"):
+            if n == 0:
+                return Arr(np.full(np.shape(s), np.nan), 0.0, "float64")
+            return finish_op(s / n, es, "float64", np.isfinite(es))
     with np.errstate(all="ignore"):
         if op in ("min", "max"):
             if n == 0:
@@ -435,6 +474,393 @@ def bind(fname, args, kwargs, positional, names, defaults, aliases=None):
         if nm not in out:
             raise FuzzError("%s() missing argument %s" % (fname, nm))
     return out
+
+
+# ---- the reductions, scans and functions beyond sum ... std (bool and int64 results too) -------
+#
+# A bool or int64 result is exact (bound 0) or unconstrained (bound inf): an element whose
+# truth, order or NaN-ness an operand's interval leaves open makes its result unconstrained.
+
+FMAX = {"float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np.float64).max)}
+# products: beyond these magnitudes the order of the multiplications decides over- and
+# underflow (tessera's chunked order against the exact product): any value is accepted
+PROD_HI = {"float32": 1e36, "float64": 1e300}
+PROD_LO = {"float32": 1e-36, "float64": 1e-290}
+
+
+def norm_axes(axis, nd):
+    """None, an axis, or a sorted tuple of distinct axes (a tuple or list)."""
+    if isinstance(axis, (tuple, list)):
+        axs = tuple(sorted(norm_axis(a, nd) for a in axis))
+        if len(set(axs)) != len(axs):
+            raise FuzzError("duplicate value in 'axis'")
+        return axs
+    return norm_axis(axis, nd)
+
+
+def axes_count(shape, ax):
+    if ax is None:
+        return prod(shape)
+    return prod(shape[i] for i in (ax if isinstance(ax, tuple) else (ax,)))
+
+
+def certain_nan(a, ea):
+    """NaN for sure (a NaN with a finite bound: finish_op made it certain)."""
+    return np.isnan(a) & np.isfinite(ea)
+
+
+def unc_truth(a, ea):
+    """Where the truth (nonzero, NaN true) of a value within ea is open."""
+    return ~np.isfinite(ea) | ((ea > 0) & (np.abs(a) <= ea))
+
+
+def flag(unc):
+    return np.where(unc, np.inf, 0.0)
+
+
+def ex_arr(v, unc, dt):
+    return Arr(np.asarray(v, dtype=np.float64), flag(unc), dt)
+
+
+def prod_bound(a, ea, dt, red, n, u):
+    """(product, bound) of the values a within ea along red (a function reducing an array:
+    np.prod or np.cumprod with its axis): the interval product minus the product, plus the
+    rounding of n multiplications; beyond PROD_HI / PROD_LO unconstrained."""
+    p = red(a)
+    aa = np.abs(a)
+    hi = np.where(np.isinf(a) & (ea == 0), 1.0, np.maximum(aa + ea, 1.0))
+    lo = np.where((a == 0) | np.isnan(a) | np.isinf(a), 1.0, np.minimum(np.maximum(aa - ea, 0.0), 1.0))
+    big = red(hi) > PROD_HI[dt]
+    small = red(lo) < PROD_LO[dt]
+    exact = red(np.where(ea == 0, 1.0, 0.0)) == 1.0  # every factor exact (cumprod: so far)
+    pint = red(np.where(np.isfinite(a), aa + ea, aa))
+    pabs = red(fin(a))
+    e = np.where(exact, 0.0, pint - pabs) + 2.0 * (n + 2) * u * fin(pint)
+    e = np.where(np.isnan(e) | big | small, np.inf, e)
+    return p, e
+
+
+def nan_reduce(op, x, axis, keepdims, ddof, ev):
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("%s of a non-float (not generated)" % op)
+    a, ea, dt = x.v, x.e, x.dt
+    ax = norm_axes(axis, a.ndim)
+    n = axes_count(a.shape, ax)
+    kw = dict(axis=ax, keepdims=bool(keepdims))
+    isn = certain_nan(a, ea)
+    keep = ~np.isnan(a)
+    a0 = np.where(keep, a, 0.0)
+    ea0 = np.where(isn, 0.0, ea)
+    g = (n + 1) * U64
+    cnt = np.sum(keep, **kw).astype(np.float64)
+    anyunc = ~np.isfinite(np.sum(ea0, **kw))
+    with np.errstate(all="ignore"):
+        if op in ("nanmin", "nanmax"):
+            if n == 0:
+                raise FuzzError("zero-size array to reduction operation (not generated)")
+            r = np.nanmin(a, **kw) if op == "nanmin" else np.nanmax(a, **kw)
+            return Arr(r, np.max(ea0, **kw), dt)
+        s = np.sum(a0, **kw)
+        es = np.sum(ea0, **kw) + g * np.sum(fin(a0), **kw)
+        if op == "nansum":
+            return finish_op(s, es, dt, np.isfinite(es))
+        if op == "nanmean":
+            r = np.where(cnt > 0, s / cnt, np.nan)
+            e = np.where(cnt > 0, es / cnt, flag(anyunc))
+            return finish_op(r, e, dt, np.isfinite(e))
+        if op in ("nanvar", "nanstd"):
+            if not isinstance(ddof, int) or isinstance(ddof, bool):
+                raise FuzzError("ddof must be an integer")
+            kk = dict(axis=ax, keepdims=True)
+            ck = np.sum(keep, **kk).astype(np.float64)
+            m = np.sum(a0, **kk) / ck
+            d = np.where(keep, a - m, 0.0)
+            neff = cnt - ddof
+            # BUG: nanvar and nanstd of an all-NaN (or empty) slice with ddof < 0 are NaN, where
+            # count - ddof > 0 makes them 0 as NumPy's and as doc/language.md states:
+            # nanvar(full(2, nan), ddof=-1) is nan, NumPy's 0.0.
+            if np.any((cnt == 0) & (neff > 0)):
+                ev.bugs.append("BUG: %s of an all-NaN slice with ddof < 0" % op)
+            var = np.where(neff > 0, np.sum(d * d, **kw) / neff, np.nan)
+            maxabs = np.max(fin(a0), axis=ax, keepdims=True, initial=0.0)
+            delta = np.where(keep, ea0 + np.sum(ea0, **kk) / ck + g * maxabs, 0.0)
+            ev = 2.0 * np.sum(smul(d, delta), **kw) + np.sum(delta * delta, **kw)
+            ev = (ev + 4.0 * g * np.sum(fin(d * d), **kw)) / neff
+            ev = np.where(neff > 0, ev, flag(anyunc))
+            ev = np.where(np.isnan(ev), np.inf, ev)
+            if op == "nanvar":
+                return finish_op(var, ev, dt, ~np.isinf(ev))
+            sd = np.sqrt(var)
+            esd = np.minimum(np.sqrt(ev), np.where(sd > 0, ev / (2.0 * sd), np.inf)) + U64 * fin(sd)
+            esd = np.where(ev == 0, U64 * fin(sd), esd)
+            return finish_op(sd, esd, dt, ~np.isinf(ev))
+        if op in ("prod", "nanprod"):
+            if op == "nanprod":
+                a, ea = np.where(keep, a, 1.0), ea0
+            p, e = prod_bound(a, ea, dt, lambda v: np.prod(v, **kw), n, U64)
+            return finish_op(p, e, dt, np.isfinite(e))
+    raise FuzzError("unknown reduction " + op)
+
+
+def truth_reduce(op, x, axis, keepdims):
+    """any, all, count_nonzero of a float or bool array."""
+    if not isinstance(x, Arr):
+        raise FuzzError("%s of a number (not generated)" % op)
+    a, ea = x.v, x.e
+    ax = norm_axes(axis, a.ndim)
+    kw = dict(axis=ax, keepdims=bool(keepdims))
+    nz = a != 0  # NaN too
+    unc = np.any(unc_truth(a, ea), **kw)
+    if op == "any":
+        return ex_arr(np.any(nz, **kw), unc, "bool")
+    if op == "all":
+        return ex_arr(np.all(nz, **kw), unc, "bool")
+    return ex_arr(np.count_nonzero(nz, **kw), unc, "int64")
+
+
+def arg_reduce(op, x, axis, keepdims, ev):
+    """argmax, argmin, nanargmax, nanargmin: the first index of the extreme (NumPy's rule)."""
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("%s of a non-float (not generated)" % op)
+    a, ea = x.v, x.e
+    nd = a.ndim
+    if isinstance(axis, (tuple, list)):
+        raise FuzzError("%s takes one axis" % op)
+    ax = norm_axis(axis, nd)
+    if ax is None:
+        b, eb = a.ravel(), ea.ravel()
+    else:
+        b, eb = np.moveaxis(a, ax, -1), np.moveaxis(ea, ax, -1)
+    if b.shape[-1] == 0:
+        raise FuzzError("attempt to get %s of an empty sequence (not generated)" % op)
+    if op in ("argmin", "nanargmin"):
+        b = -b
+    nanfn = op.startswith("nan")
+    if nanfn:
+        if ev.inputs is None and has_random(x.key):
+            ev.bugs.append("domain: %s of random values (an all-NaN slice may come)" % op)
+        if np.any(np.all(np.isnan(b), axis=-1)) or np.any(np.isinf(eb)):
+            ev.bugs.append("domain: %s with an all-NaN slice (an error)" % op)
+        # BUG: nanargmax of a slice holding NaN and -inf (nanargmin: +inf) and no larger value:
+        # NumPy (which replaces NaN by -inf) gives the first of the NaNs and -infs, tessera the
+        # first -inf: nanargmax(log(arange(-1, 1, dtype=float64))) is 1, NumPy's 0.
+        if np.any(np.any(np.isnan(b), axis=-1) & np.all(np.isnan(b) | (b == -np.inf), axis=-1)):
+            ev.bugs.append("BUG: nanargmax of NaN and -inf only (NumPy: the first NaN's index)")
+        b = np.where(np.isnan(b), -np.inf, b)
+    with np.errstate(all="ignore"):
+        idx = np.argmax(b, axis=-1)
+        hasnan = np.any(np.isnan(b), axis=-1)
+        vmax = np.take_along_axis(b, idx[..., None], -1)
+        emax = np.take_along_axis(eb, idx[..., None], -1)
+        others = np.ones(b.shape, dtype=bool)
+        np.put_along_axis(others, idx[..., None], False, -1)
+        close = others & (b + eb >= vmax - emax)
+        unc = np.any(np.isinf(eb), axis=-1)
+        unc |= ~hasnan & np.any(eb > 0, axis=-1) & np.any(close, axis=-1)
+    idx = idx.astype(np.float64)
+    if keepdims:
+        if ax is None:
+            idx, unc = np.reshape(idx, (1,) * nd), np.reshape(unc, (1,) * nd)
+        else:
+            idx, unc = np.expand_dims(idx, ax), np.expand_dims(unc, ax)
+    return ex_arr(idx, unc, "int64")
+
+
+def has_random(key):
+    if isinstance(key, tuple):
+        if len(key) > 1 and key[0] == "leaf" and key[1] in ("normal", "uniform"):
+            return True
+        return any(has_random(k) for k in key)
+    return False
+
+
+ORDER_FNS = {"median": np.median, "nanmedian": np.nanmedian, "quantile": np.quantile,
+             "percentile": np.percentile, "nanquantile": np.nanquantile,
+             "nanpercentile": np.nanpercentile}
+
+
+def order_stat(op, x, q, axis, keepdims, ev):
+    """median, quantile, percentile and their nan-forms: NumPy's on the same values (in x's
+    dtype), bitwise on exact inputs; an order statistic moves by at most the largest bound
+    of its slice, an interpolation adds 4 u of its two neighbours."""
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("%s of a non-float (not generated)" % op)
+    a, ea, dt = x.v, x.e, x.dt
+    ax = norm_axes(axis, a.ndim)
+    # BUG: median, nanmedian, quantile, percentile, nanquantile and nanpercentile refuse a
+    # tuple (or list) of axes, which doc/language.md promises for every reduction but the
+    # arg* ones: median(zeros((2, 3)), axis=(0, 1)) is "axis must be an integer, got tuple"
+    # (NumPy: 0.0).
+    if isinstance(ax, tuple):
+        ev.bugs.append("BUG: %s with a tuple of axes" % op)
+    n = axes_count(a.shape, ax)
+    if n == 0 and op not in ("median", "nanmedian"):
+        raise FuzzError("%s over an empty axis (not generated)" % op)
+    fn = ORDER_FNS[op]
+    kw = dict(axis=ax, keepdims=bool(keepdims))
+    # median, and the quantiles of integer q only (no interpolation), keep float32 (NumPy's)
+    qs = q if isinstance(q, tuple) else (q,)
+    keep_dt = q is None or (op in ("quantile", "nanquantile") and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in qs))
+    # BUG: nanquantile of a float32 array with a q of integers only is float64 (NumPy's and
+    # tessera's quantile: float32): nanquantile(full(3, 1.0, dtype="float32"), 0).
+    if op == "nanquantile" and q is not None and keep_dt and dt == "float32":
+        ev.bugs.append("BUG: nanquantile of float32 with integer q is float64")
+    # BUG: median and nanmedian of an empty float32 array are float64 (NumPy's and the
+    # documented type: float32): median(ones((2, 0), dtype="float32"), axis=1).
+    if a.size == 0 and dt == "float32":
+        ev.bugs.append("BUG: %s of an empty float32 array is float64" % op)
+    if a.size == 0:  # median of nothing: NaN (NumPy refuses tuple axes of some empty arrays)
+        rs = np.sum(a, **kw).shape
+        if isinstance(q, tuple):
+            rs = (len(q),) + rs
+        return Arr(np.full(rs, np.nan), 0.0, dt if keep_dt else "float64")
+    av = a.astype(np.float32) if dt == "float32" else a
+    args = [] if q is None else [list(q) if isinstance(q, tuple) else q]
+    with np.errstate(all="ignore"):
+        r = np.asarray(fn(av, *args, **kw), dtype=np.float64)
+        nan_ok = op.startswith("nan")
+        ea0 = np.where(certain_nan(a, ea), 0.0, ea) if nan_ok else ea
+        emax = np.max(ea0, initial=0.0, **kw)
+        interp = 0.0
+        if q is not None and (dt == "float32" or np.any(emax > 0)):
+            # NumPy's _lerp of float32 values takes b - a in float32 (tessera in double: the
+            # same bits for float64 values, which must be equal on exact inputs)
+            lo = np.asarray(fn(av, *args, method="lower", **kw), dtype=np.float64)
+            hi = np.asarray(fn(av, *args, method="higher", **kw), dtype=np.float64)
+            interp = np.where(lo == hi, 0.0, 4.0 * udt(dt) * np.maximum(fin(lo), fin(hi)))
+            if dt == "float64":
+                interp = np.where(emax > 0, interp, 0.0)
+        e = interp + np.where(emax > 0, emax + udt(dt) * fin(r), 0.0)
+    out = dt if keep_dt else "float64"
+    return Arr(r, np.broadcast_to(e, r.shape), out)
+
+
+def sort_(x, axis):
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("sort of a non-float (not generated)")
+    a, ea = x.v, x.e
+    if axis is None:
+        a, ea, ax = a.ravel(), ea.ravel(), 0
+    else:
+        ax = norm_axis(axis, a.ndim)
+        if ax is None or a.ndim == 0:
+            raise FuzzError("sort of a 0-d array along an axis")
+    r = np.sort(a, axis=ax)
+    e = np.max(ea, axis=ax, keepdims=True, initial=0.0)
+    return Arr(r, np.broadcast_to(e, r.shape), x.dt)
+
+
+def scan(op, x, axis):
+    """cumsum, cumprod, nancumsum, nancumprod along axis (None: flattened)."""
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("%s of a non-float (not generated)" % op)
+    a, ea, dt = x.v, x.e, x.dt
+    if axis is None:
+        a, ea, ax = a.ravel(), ea.ravel(), 0
+    else:
+        ax = norm_axis(axis, a.ndim)
+        if ax is None or a.ndim == 0:
+            raise FuzzError("a scan of a 0-d array along an axis")
+    if op.startswith("nan"):
+        isn = certain_nan(a, ea)
+        a = np.where(np.isnan(a), 1.0 if op == "nancumprod" else 0.0, a)
+        ea = np.where(isn, 0.0, ea)
+    n = a.shape[ax]
+    with np.errstate(all="ignore"):
+        if op.endswith("cumsum"):
+            s = np.cumsum(a, axis=ax)
+            es = np.cumsum(ea, axis=ax) + (n + 1) * udt(dt) * np.cumsum(fin(a), axis=ax)
+            es = np.where(np.isnan(es), np.inf, es)
+            return finish_op(s, es, dt, np.isfinite(es))
+        p, e = prod_bound(a, ea, dt, lambda v: np.cumprod(v, axis=ax), n, udt(dt))
+        return finish_op(p, e, dt, np.isfinite(e))
+
+
+def diff_(x, n, axis):
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("diff of a non-float (not generated)")
+    ax = norm_axis(axis, x.v.ndim)
+    if ax is None or x.v.ndim == 0:
+        raise FuzzError("diff of a 0-d array")
+    cur = x
+    for _ in range(n):
+        s1 = tuple(slice(1, None) if i == ax else slice(None) for i in range(cur.v.ndim))
+        s0 = tuple(slice(None, -1) if i == ax else slice(None) for i in range(cur.v.ndim))
+        cur = binary("subtract", Arr(cur.v[s1], cur.e[s1], cur.dt), Arr(cur.v[s0], cur.e[s0], cur.dt))
+    return Arr(cur.v, cur.e, cur.dt)
+
+
+def compare_op(op, x, y):
+    """< <= > >= == != : bool, open where the operands' intervals touch (a tie)."""
+    if not isinstance(x, Arr) and not isinstance(y, Arr):
+        raise FuzzError("comparison of numbers")
+    broadcast_check(x, y)
+    (a, b), (ea, eb), _ = operands(x, y)
+    fn = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+          "==": np.equal, "!=": np.not_equal}[op]
+    with np.errstate(all="ignore"):
+        r = fn(a, b)
+        s = ea + eb
+        unc = ~np.isfinite(s) | ((s > 0) & (np.abs(a - b) <= s))
+    return ex_arr(r, unc, "bool")
+
+
+def isclose_(x, y, rtol, atol, equal_nan):
+    """NumPy's isclose; open where |a - b| and atol + rtol |b| are within the operands' bounds
+    and the rounding of either side (in float32 for float32 operands, as NumPy 1.24)."""
+    broadcast_check(x, y)
+    (a, b), (ea, eb), dt = operands(x, y)
+    with np.errstate(all="ignore"):
+        both = np.isfinite(a) & np.isfinite(b)
+        lhs = np.abs(a - b)
+        rhs = atol + rtol * np.abs(b)
+        r = np.where(both, lhs <= rhs, a == b)
+        if equal_nan:
+            r = r | (np.isnan(a) & np.isnan(b))
+        margin = (ea + eb) * (1.0 + rtol) + 4.0 * udt(dt) * (lhs + rhs)
+        unc = both & (margin > 0) & (np.abs(lhs - rhs) <= margin)
+        unc |= ~np.isfinite(ea) | ~np.isfinite(eb)
+    return r, unc
+
+
+def nan_to_num_(x, nan, posinf, neginf):
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("nan_to_num of a non-float (not generated)")
+    a, ea, dt = x.v, x.e, x.dt
+    big = FMAX[dt]
+    pv = big if posinf is None else float(rnd(posinf, dt))
+    nv = -big if neginf is None else float(rnd(neginf, dt))
+    r = np.where(np.isnan(a), float(rnd(nan, dt)), np.where(a == np.inf, pv, np.where(a == -np.inf, nv, a)))
+    e = np.where(np.isnan(a) | np.isinf(a), flag(~np.isfinite(ea)), ea)
+    return Arr(r, e, dt)
+
+
+def where_(c, x, y):
+    if not isinstance(c, Arr):
+        raise FuzzError("where of a number condition (not generated)")
+    broadcast_check(c, x, y)
+    (a, b), (ea, eb), dt = operands(x, y)
+    t = c.v != 0
+    unc = unc_truth(c.v, c.e) if c.dt != "bool" else ~(c.e == 0)
+    r = np.where(t, a, b)
+    e = np.where(unc, np.inf, np.where(t, ea, eb))
+    return Arr(r, e, dt)
+
+
+def isin_(x, tests, invert):
+    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+        raise FuzzError("isin of a non-float (not generated)")
+    ts = [float(t) for t in (tests if isinstance(tests, (tuple, list)) else (tests,))]
+    a, ea = x.v, x.e
+    with np.errstate(all="ignore"):
+        eq = np.zeros(a.shape, dtype=bool)
+        dist = np.full(a.shape, np.inf)
+        for t in ts:
+            eq |= a == t
+            dist = np.minimum(dist, np.where(np.isnan(a) | (t != t), np.inf, np.abs(a - t)))
+        unc = ~np.isfinite(ea) | ((ea > 0) & (dist <= ea))
+    return ex_arr(eq != bool(invert), unc, "bool")
 
 
 class Evaluator:
@@ -542,6 +968,18 @@ class Evaluator:
     def ev_Tuple(self, node):
         return tuple(self.ev(x) for x in node.elts)
 
+    def ev_List(self, node):
+        return tuple(self.ev(x) for x in node.elts)
+
+    def ev_Compare(self, node):
+        if len(node.ops) != 1:
+            raise FuzzError("chained comparison")
+        ops = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+        x, y = self.ev(node.left), self.ev(node.comparators[0])
+        res = compare_op(ops[type(node.ops[0])], x, y)
+        res.key = ("cmp", ops[type(node.ops[0])], ident(x), ident(y))
+        return res
+
     def ev_UnaryOp(self, node):
         x = self.ev(node.operand)
         if isinstance(node.op, ast.UAdd):
@@ -590,7 +1028,9 @@ class Evaluator:
             p = bind(fname, args, kw, 2, ["a", "axis", "keepdims", "ddof"],
                      dict(axis=None, keepdims=False, ddof=0))
             nd = p["a"].v.ndim
-            ax = norm_axis(p["axis"], nd)
+            ax = norm_axes(p["axis"], nd)
+            if isinstance(ax, tuple):  # every axis: the full reduction; one: that axis
+                ax = None if len(ax) == nd else ax[0] if len(ax) == 1 else ax
             if ax is not None and nd == 1:
                 ax = None  # the only axis: a full reduction
             res.key = ("reduce", fname, p["a"].key, ax, bool(p["keepdims"]), p["ddof"])
@@ -630,6 +1070,71 @@ class Evaluator:
             names = ["a", "axis", "keepdims"] + (["ddof"] if fname in ("var", "std") else [])
             p = bind(fname, args, kw, 2, names, dict(axis=None, keepdims=False, ddof=0))
             return reduce(fname, p["a"], p["axis"], p["keepdims"], p["ddof"])
+        if fname in NAN_REDUCTIONS:
+            names = ["a", "axis", "keepdims"] + (["ddof"] if fname in ("nanvar", "nanstd") else [])
+            p = bind(fname, args, kw, 2, names, dict(axis=None, keepdims=False, ddof=0))
+            return nan_reduce(fname, p["a"], p["axis"], p["keepdims"], p["ddof"], self)
+        if fname == "ptp":
+            p = bind(fname, args, kw, 2, ["a", "axis", "keepdims"], dict(axis=None, keepdims=False))
+            return binary("subtract", reduce("max", p["a"], p["axis"], p["keepdims"]),
+                          reduce("min", p["a"], p["axis"], p["keepdims"]))
+        if fname == "average":
+            p = bind(fname, args, kw, 2, ["a", "axis", "weights", "keepdims"],
+                     dict(axis=None, weights=None, keepdims=False))
+            a, w = p["a"], p["weights"]
+            if w is None:
+                return reduce("mean", a, p["axis"], p["keepdims"])
+            if not isinstance(a, Arr) or not isinstance(w, Arr):
+                raise FuzzError("average of numbers (not generated)")
+            if w.shape != a.shape:  # 1-d along axis
+                ax = norm_axis(p["axis"], a.v.ndim)
+                if ax is None or w.v.ndim != 1 or w.shape[0] != a.shape[ax]:
+                    raise FuzzError("weights of a wrong shape")
+                sh = [1] * a.v.ndim
+                sh[ax] = w.shape[0]
+                w = Arr(w.v.reshape(sh), w.e.reshape(sh), w.dt)
+            num = reduce("sum", binary("multiply", a, w), p["axis"], p["keepdims"])
+            return binary("divide", num, reduce("sum", w, p["axis"], p["keepdims"]))
+        if fname in ("any", "all", "count_nonzero"):
+            p = bind(fname, args, kw, 2, ["a", "axis", "keepdims"], dict(axis=None, keepdims=False))
+            return truth_reduce(fname, p["a"], p["axis"], p["keepdims"])
+        if fname in ("argmax", "argmin", "nanargmax", "nanargmin"):
+            p = bind(fname, args, kw, 2, ["a", "axis", "keepdims"], dict(axis=None, keepdims=False))
+            return arg_reduce(fname, p["a"], p["axis"], p["keepdims"], self)
+        if fname in ORDER_FNS:
+            if fname in ("median", "nanmedian"):
+                p = bind(fname, args, kw, 2, ["a", "axis", "keepdims"],
+                         dict(axis=None, keepdims=False, q=None))
+            else:
+                p = bind(fname, args, kw, 3, ["a", "q", "axis", "keepdims"], dict(axis=None, keepdims=False))
+            return order_stat(fname, p["a"], p["q"], p["axis"], p["keepdims"], self)
+        if fname == "sort":
+            p = bind(fname, args, kw, 2, ["a", "axis"], dict(axis=-1))
+            return sort_(p["a"], p["axis"])
+        if fname in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+            p = bind(fname, args, kw, 2, ["a", "axis"], dict(axis=None))
+            return scan(fname, p["a"], p["axis"])
+        if fname == "diff":
+            p = bind(fname, args, kw, 1, ["a", "n", "axis"], dict(n=1, axis=-1))
+            return diff_(p["a"], p["n"], p["axis"])
+        if fname in ("isclose", "allclose"):
+            p = bind(fname, args, kw, 2, ["a", "b", "rtol", "atol", "equal_nan"],
+                     dict(rtol=1e-05, atol=1e-08, equal_nan=False))
+            r, unc = isclose_(p["a"], p["b"], float(p["rtol"]), float(p["atol"]), bool(p["equal_nan"]))
+            if fname == "isclose":
+                return ex_arr(r, unc, "bool")
+            no = np.any(~r & ~unc)  # one certain False decides
+            return ex_arr(np.all(r), ~no & np.any(unc), "bool")
+        if fname == "nan_to_num":
+            p = bind(fname, args, kw, 1, ["x", "copy", "nan", "posinf", "neginf"],
+                     dict(copy=True, nan=0.0, posinf=None, neginf=None))
+            return nan_to_num_(p["x"], p["nan"], p["posinf"], p["neginf"])
+        if fname == "where":
+            p = bind(fname, args, kw, 3, ["condition", "x", "y"], {})
+            return where_(p["condition"], p["x"], p["y"])
+        if fname == "isin":
+            p = bind(fname, args, kw, 2, ["element", "test_elements", "invert"], dict(invert=False))
+            return isin_(p["element"], p["test_elements"], p["invert"])
         if fname in ("matmul", "dot"):
             p = bind(fname, args, kw, 2, ["x1", "x2"], {})
             return matmul(p["x1"], p["x2"])
@@ -646,6 +1151,8 @@ class Evaluator:
                 raise FuzzError("astype of a number (not generated)")
             if dt == x.dt:
                 return x
+            if x.dt == "bool":
+                return Arr(x.v, x.e, dt)
             return finish_op(x.v, x.e, dt, np.isfinite(x.e))
         if fname == "rechunk":
             p = bind(fname, args, kw, 2, ["x", "chunks"], {})
@@ -745,6 +1252,7 @@ def read_info(path):
                  % (path, len(fns), path))
     return fns
 REDUCTIONS = ("sum", "mean", "min", "max", "var", "std")
+NAN_REDUCTIONS = ("nansum", "nanmean", "nanmin", "nanmax", "nanvar", "nanstd", "prod", "nanprod")
 OPS = {"dot": "matmul"}
 
 
@@ -789,6 +1297,7 @@ P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM = 1, 2, 3, 4, 9
 class Gen:
     def __init__(self, seed, case):
         self.r = random.Random("tessera-diff-fuzz:%d:%d" % (seed, case))
+        self.norandom = False  # leaves without random numbers (their values known when generating)
 
     # ---- small pieces -----------------------------------------------------------
 
@@ -880,7 +1389,7 @@ class Gen:
     # ---- leaves -----------------------------------------------------------------
 
     def leaf(self, shape, dt):
-        opts = ["ones", "zeros", "full", "full", "normal", "uniform", "random"]
+        opts = ["ones", "zeros", "full", "full"] + ([] if self.norandom else ["normal", "uniform", "random"])
         big = [i for i, n in enumerate(shape) if n != 1]
         if shape and len(big) <= 1:
             opts += ["arange"] * 4 + ["special"] * 2
@@ -964,8 +1473,8 @@ class Gen:
             dt = "float32" if self.chance(0.15) else "float64"
         if depth <= 0 or self.chance(0.12):
             return self.leaf(shape, dt)
-        kinds = ["binary"] * 6 + ["unary"] * 3 + ["slice"] * 4 + ["reduce"] * 5 + ["rechunk"] * 2 + \
-                ["astype"] * 2 + ["persist"]
+        kinds = ["binary"] * 6 + ["unary"] * 3 + ["slice"] * 4 + ["reduce"] * 6 + ["rechunk"] * 2 + \
+                ["astype"] * 2 + ["persist"] + ["order", "scan", "scan", "where", "boolfloat"]
         if len(shape) <= 2:
             kinds += ["matmul"] * 2 + ["transpose"] * 2
         if 1 in shape or len(shape) < 4:
@@ -1097,8 +1606,10 @@ class Gen:
             return Node("dot(%s, %s)" % (a.text, b.text), shape, dt)
         return Node("%s.dot(%s)" % (self.wrap(a, P_ATOM), b.text), shape, dt)
 
-    def g_reduce(self, shape, depth, dt):
-        op = self.r.choice(["sum", "mean", "min", "max", "var", "std"])
+    def red_src(self, shape, nonempty, tuples=True):
+        """(src, args, count): an operand shape, the axis/keepdims arguments that reduce it to
+        shape (axis None, an axis, negative too, or a tuple of axes) and the elements reduced
+        into one value; None when there is none (4 axes, none of length 1)."""
         nd = len(shape)
         opts = []
         if nd == 0:
@@ -1109,10 +1620,11 @@ class Gen:
             opts += ["axis"] * 2
         if 1 in shape:
             opts.append("axis_keep")
-        if not opts:  # 4 axes, none of length 1
-            return self.gen(shape, depth, dt)
+        if tuples and nd <= 2:
+            opts.append("axes")
+        if not opts:
+            return None
         how = self.r.choice(opts)
-        nonempty = op in ("min", "max")
         keep, axis = False, None
         if how == "full":
             src = self.shape(self.r.randint(0, 4))
@@ -1121,6 +1633,8 @@ class Gen:
             count = prod(src)
             if len(src) == 1 and self.chance(0.3):  # the only axis: a full reduction
                 axis = 0
+            elif tuples and len(src) >= 2 and self.chance(0.2):  # every axis: a full reduction
+                axis = tuple(range(len(src)))
         elif how == "full_keep":
             keep = True
             src = tuple(self.length(self.room(shape)) for _ in shape)
@@ -1134,6 +1648,18 @@ class Gen:
                 m = max(1, m)
             src = shape[:axis] + (m,) + shape[axis:]
             count = m
+        elif how == "axes":  # two axes that go
+            p, q = sorted(self.r.sample(range(nd + 2), 2))
+            m1 = self.length(self.room(shape))
+            m2 = self.length(self.room(shape + (max(1, m1),)))
+            if nonempty:
+                m1, m2 = max(1, m1), max(1, m2)
+            src = list(shape)
+            src.insert(p, m1)
+            src.insert(q, m2)
+            src = tuple(src)
+            axis = (p, q) if self.chance(0.7) else (q, p)
+            count = m1 * m2
         else:
             keep = True
             axis = self.r.choice([i for i, n in enumerate(shape) if n == 1])
@@ -1142,29 +1668,259 @@ class Gen:
                 m = max(1, m)
             src = shape[:axis] + (m,) + shape[axis + 1:]
             count = m
-        a = self.gen(src, depth, dt)
         args = []
-        if axis is not None:
+        if isinstance(axis, tuple):
+            axs = [a - len(src) if self.chance(0.3) else a for a in axis]
+            t = ", ".join(map(str, axs))
+            t = "[%s]" % t if self.chance(0.2) else "(%s%s)" % (t, "," if len(axs) == 1 else "")
+            args.append(("axis", t))
+        elif axis is not None:
             ax = axis - len(src) if self.chance(0.3) else axis
             args.append(("axis", str(ax)))
         elif self.chance(0.15):
             args.append(("axis", "None"))
         if keep or self.chance(0.1):
             args.append(("keepdims", "True" if keep else "False"))
-        if op in ("var", "std") and self.chance(0.6):
+        return src, args, count
+
+    def call_text(self, op, a, args, method=False, npos=2):
+        """op(a, args...) (axis positional at times) or a.op(args...)."""
+        parts = []
+        for i, (k, v) in enumerate(args):
+            if k == "axis" and i == 0 and npos >= 2 and self.chance(0.3):
+                parts.append(v)
+            else:
+                parts.append("%s=%s" % (k, v))
+        if method and self.chance(0.4):
+            return "%s.%s(%s)" % (self.wrap(a, P_ATOM), op, ", ".join(parts))
+        return "%s(%s)" % (op, ", ".join([a.text] + parts))
+
+    def g_reduce(self, shape, depth, dt):
+        op = self.r.choice(["sum", "mean", "min", "max", "var", "std"] * 2 + [
+            "nansum", "nanmean", "nanmin", "nanmax", "nanvar", "nanstd", "prod", "nanprod", "ptp",
+            "average"])
+        nonempty = op in ("min", "max", "nanmin", "nanmax", "ptp")
+        got = self.red_src(shape, nonempty)
+        if got is None:
+            return self.gen(shape, depth, dt)
+        src, args, count = got
+        a = self.gen(src, depth, dt)
+        if op in ("var", "std", "nanvar", "nanstd") and self.chance(0.6):
             # not ddof < 0 over nothing: tessera gives 0 (its formula's empty sum over
             # n - ddof > 0), NumPy NaN (the mean of nothing): var(ones((0, 2)), axis=0, ddof=-1)
             ddofs = [0, 1, 1, 2, 3] + ([-1] if count > 0 else [])
             args.append(("ddof", str(self.r.choice(ddofs))))
-        parts = []
-        for i, (k, v) in enumerate(args):
-            if k == "axis" and i == 0 and self.chance(0.3):
-                parts.append(v)
+        if op == "average" and self.chance(0.7):
+            axis = [v for k, v in args if k == "axis"]
+            ax = None
+            if axis and axis[0] != "None" and not axis[0].startswith(("(", "[")):
+                ax = int(axis[0])
+            wdt = dt if dt == "float32" else self.r.choice(["float64", "float64", "float32"])
+            if ax is not None and self.chance(0.5):  # 1-d along axis
+                w = self.gen((src[ax],), max(0, depth - 1), wdt)
             else:
-                parts.append("%s=%s" % (k, v))
-        if self.chance(0.6):
-            return Node("%s(%s)" % (op, ", ".join([a.text] + parts)), shape, dt)
-        return Node("%s.%s(%s)" % (self.wrap(a, P_ATOM), op, ", ".join(parts)), shape, dt)
+                w = self.gen(src, max(0, depth - 1), wdt)
+            args.insert(min(1, len(args)), ("weights", w.text))
+            return Node(self.call_text(op, a, args), shape, dt)
+        method = op in ("sum", "mean", "min", "max", "var", "std", "prod")
+        return Node(self.call_text(op, a, args, method), shape, dt)
+
+    def g_order(self, shape, depth, dt):
+        """median, quantile, percentile and their nan-forms (quantiles: float64)."""
+        ops = ["median", "nanmedian"] + (["quantile", "percentile", "nanquantile", "nanpercentile"] * 2
+                                         if dt == "float64" else [])
+        op = self.r.choice(ops)
+        q = None
+        rshape = shape
+        if op not in ("median", "nanmedian"):
+            pct = op.endswith("percentile")
+            vals = (["0", "25", "50", "100", "12.5", "99", "33.3", "75"] if pct else
+                    ["0", "1", "0.25", "0.5", "0.3", "0.999", "0.0", "1.0", "0.75"])
+            if shape and 1 <= shape[0] <= 4 and self.chance(0.4):  # a list: a leading axis
+                qs = [self.r.choice(vals) for _ in range(shape[0])]
+                form = "[%s]" if self.chance(0.5) else "(%s" + ("," if len(qs) == 1 else "") + ")"
+                q = form % ", ".join(qs)
+                rshape = shape[1:]
+            else:
+                q = self.r.choice(vals)
+        got = self.red_src(rshape, op not in ("median", "nanmedian"))
+        if got is None:
+            return self.gen(shape, depth, dt)
+        src, args, _ = got
+        a = self.gen(src, depth, dt if op in ("median", "nanmedian") else None)
+        if q is not None:
+            args.insert(0, ("q", q))
+            if self.chance(0.7):
+                return Node("%s(%s, %s)" % (op, a.text, ", ".join(
+                    [q] + ["%s=%s" % kv for kv in args[1:]])), shape, dt)
+        return Node(self.call_text(op, a, args), shape, dt)
+
+    def g_scan(self, shape, depth, dt):
+        """cumsum, cumprod, nancumsum, nancumprod, diff, sort."""
+        op = self.r.choice(["cumsum", "cumprod", "nancumsum", "nancumprod", "diff", "diff", "sort", "sort"])
+        nd = len(shape)
+        if nd == 0:
+            return self.gen(shape, depth, dt)
+        if op == "diff":
+            ax = self.r.randrange(nd)
+            n = self.r.choice([1, 1, 1, 2, 0, 3])
+            src = list(shape)
+            src[ax] += n
+            if shape[ax] == 0 and self.chance(0.5):
+                src[ax] = self.r.randint(0, n)  # n past the axis' length: empty
+            a = self.gen(tuple(src), depth, dt)
+            args = []
+            if n != 1 or self.chance(0.2):
+                args.append("n=%d" % n)
+            if ax != nd - 1 or self.chance(0.3):
+                args.append("axis=%d" % (ax - nd if self.chance(0.4) else ax))
+            return Node("diff(%s)" % ", ".join([a.text] + args), shape, dt)
+        if nd == 1 and self.chance(0.3):  # axis=None: flattened
+            src = self.shape(self.r.randint(0, 3))
+            if prod(src) != shape[0]:
+                src = shape if self.chance(0.5) or shape[0] != 1 else ()
+            a = self.gen(src, depth, dt)
+            if op == "sort":
+                return Node("sort(%s, axis=None)" % a.text, shape, dt)
+            if self.chance(0.3) and op in ("cumsum", "cumprod"):
+                return Node("%s.%s()" % (self.wrap(a, P_ATOM), op), shape, dt)
+            return Node("%s(%s)" % (op, a.text) if self.chance(0.5) else
+                        "%s(%s, axis=None)" % (op, a.text), shape, dt)
+        ax = self.r.randrange(nd)
+        a = self.gen(shape, depth, dt)
+        axt = str(ax - nd if self.chance(0.4) else ax)
+        if op == "sort" and ax == nd - 1 and self.chance(0.4):
+            return Node("sort(%s)" % a.text, shape, dt)
+        if op in ("cumsum", "cumprod") and self.chance(0.3):
+            return Node("%s.%s(axis=%s)" % (self.wrap(a, P_ATOM), op, axt), shape, dt)
+        if self.chance(0.3):
+            return Node("%s(%s, %s)" % (op, a.text, axt), shape, dt)
+        return Node("%s(%s, axis=%s)" % (op, a.text, axt), shape, dt)
+
+    def g_cmp(self, shape, depth):
+        """A comparison: a bool array of this shape."""
+        op = self.r.choice(["<", "<=", ">", ">=", "==", "!="])
+        a = self.gen(shape, depth)
+        if self.chance(0.5):
+            b = self.num_node()
+        else:
+            b = self.gen(tuple(1 if self.chance(0.3) else n for n in shape), depth)
+        if self.chance(0.3):
+            a, b = b, a
+        return Node("%s %s %s" % (self.wrap(a, P_ADD), op, self.wrap(b, P_ADD)), shape, "bool", 0)
+
+    def g_where(self, shape, depth, dt):
+        cs = tuple(1 if self.chance(0.3) else n for n in shape)
+        c = self.g_cmp(cs, depth) if self.chance(0.7) else self.gen(cs, depth)
+        x = self.gen(shape, depth, dt)
+        if self.chance(0.4):
+            y = self.num_node()
+        else:
+            ydt = dt if dt == "float32" else self.r.choice(["float64", "float64", "float32"])
+            y = self.gen(tuple(1 if self.chance(0.3) else n for n in shape), depth, ydt)
+        if self.chance(0.5):
+            x, y = y, x
+        return Node("where(%s, %s, %s)" % (c.text, x.text, y.text), shape, dt)
+
+    def g_boolfloat(self, shape, depth, dt):
+        """A comparison used as a number: mean(x > 0), (x > 0) * y, astype(x > 0, dt)."""
+        form = self.r.choice(["mean", "mul", "astype", "nan_to_num"] if dt == "float64" else
+                             ["mul", "astype", "nan_to_num"])
+        if form == "mean":
+            got = self.red_src(shape, False)
+            if got is None:
+                return self.gen(shape, depth, dt)
+            src, args, _ = got
+            c = self.g_cmp(src, depth)
+            return Node(self.call_text(self.r.choice(["mean", "average"]), c, args), shape, dt)
+        if form == "mul":
+            c = self.g_cmp(tuple(1 if self.chance(0.3) else n for n in shape), depth)
+            x = self.gen(shape, depth, dt)
+            if self.chance(0.5):
+                return Node("(%s) * %s" % (c.text, self.wrap(x, P_MUL + 1)), shape, dt, P_MUL)
+            return Node("%s * (%s)" % (self.wrap(x, P_MUL), c.text), shape, dt, P_MUL)
+        if form == "astype":
+            c = self.g_cmp(shape, depth)
+            d = self.dtype_kw(dt)[len("dtype="):].replace("None", '"float64"')
+            return Node("astype(%s, %s)" % (c.text, d), shape, dt)
+        x = self.gen(shape, depth, dt)
+        kws = []
+        if self.chance(0.5):
+            kws = ["nan=%s" % self.r.choice(["1.5", "-1.0", "0.0", "100.0"])]
+        if self.chance(0.4):
+            kws.append("posinf=%s" % self.r.choice(["1e6", "7.0", "-0.5"]))
+        if self.chance(0.4):
+            kws.append("neginf=%s" % self.r.choice(["-1e6", "-7.0", "0.25"]))
+        if self.chance(0.1):
+            kws.append("copy=False")
+        self.r.shuffle(kws)
+        return Node("nan_to_num(%s)" % ", ".join([x.text] + kws), shape, dt)
+
+    def nonfloat_case(self):
+        """A case with a bool or int64 result: any, all, count_nonzero, argmax, argmin,
+        nanargmax, nanargmin, isclose, allclose, isin, a comparison, the sum of one."""
+        nd = self.r.choice([0, 1, 1, 2, 2, 3])
+        shape = self.shape(nd)
+        depth = self.r.randint(1, 3)
+        kind = self.r.choice(["truth", "truth", "arg", "arg", "arg", "isclose", "isin", "cmp", "sumcmp"])
+        if kind == "truth":
+            op = self.r.choice(["any", "all", "count_nonzero"])
+            src, args, _ = self.red_src(shape, False) or (shape, [("axis", "None")], 0)
+            if self.r.random() < 0.4:
+                a = self.g_cmp(src, depth)
+            else:
+                a = self.gen(src, depth)
+            return Node(self.call_text(op, a, args, op != "count_nonzero"), shape, "bool")
+        if kind == "arg":
+            op = self.r.choice(["argmax", "argmin", "nanargmax", "nanargmin"])
+            got = self.red_src(shape, True, tuples=False)
+            if got is None:
+                return self.nonfloat_case()
+            src, args, _ = got
+            self.norandom = op.startswith("nan")
+            a = self.gen(src, depth)
+            self.norandom = False
+            return Node(self.call_text(op, a, args, not op.startswith("nan")), shape, "int64")
+        if kind == "isclose":
+            op = "isclose" if self.chance(0.7) else "allclose"
+            if op == "allclose":
+                shape = self.shape(self.r.randint(0, 3))
+            a = self.gen(shape, depth)
+            if self.chance(0.3):
+                wa = self.wrap(a, P_ADD)
+                b = Node("%s + %s" % (wa, self.r.choice(["1e-9", "1e-6", "0.0", "1e-3"])), shape, None, P_ADD)
+            elif self.chance(0.3):
+                b = self.num_node()
+            else:
+                b = self.gen(tuple(1 if self.chance(0.3) else n for n in shape), depth)
+            if self.chance(0.2):
+                a, b = b, a
+            kws = []
+            if self.chance(0.3):
+                kws.append("rtol=%s" % self.r.choice(["0", "1e-3", "0.1", "1e-9"]))
+            if self.chance(0.3):
+                kws.append("atol=%s" % self.r.choice(["0", "1e-3", "0.5", "1e-12"]))
+            if self.chance(0.3):
+                kws.append("equal_nan=%s" % self.r.choice(["True", "False"]))
+            return Node("%s(%s)" % (op, ", ".join([a.text, b.text] + kws)), shape, "bool")
+        if kind == "isin":
+            a = self.gen(shape, depth)
+            vals = self.r.sample(["0", "1", "-1", "0.5", "2.5", "-0.25", "3", "inf", "nan", "-0.0", "10"],
+                                 self.r.randint(1, 4))
+            t = "(%s)" % ", ".join(vals) + ("" if len(vals) > 1 else "")
+            if len(vals) == 1:
+                t = self.r.choice([vals[0], "(%s,)" % vals[0], "[%s]" % vals[0]])
+            elif self.chance(0.3):
+                t = "[%s]" % ", ".join(vals)
+            inv = ", invert=True" if self.chance(0.25) else ""
+            return Node("isin(%s, %s%s)" % (a.text, t, inv), shape, "bool")
+        if kind == "cmp":
+            return self.g_cmp(shape, depth)
+        got = self.red_src(shape, False)
+        if got is None:
+            return self.g_cmp(shape, depth)
+        src, args, _ = got
+        return Node(self.call_text("sum", self.g_cmp(src, depth), args), shape, "int64")
 
     def g_slice(self, shape, depth, dt):
         """x[subscripts] of this shape: slices (any step, out-of-range bounds), integers, None."""
@@ -1260,6 +2016,8 @@ class Gen:
         return Node("%s[%s]" % (self.wrap(a, P_ATOM), ", ".join(subs)), shape, dt)
 
     def case(self):
+        if self.chance(0.12):
+            return self.nonfloat_case()
         nd = self.r.choice([0, 1, 1, 2, 2, 3, 4])
         shape = self.shape(nd)
         return self.gen(shape, self.r.randint(1, 4))
@@ -1585,6 +2343,7 @@ def main():
             p.add_argument("--timeout", type=int, default=120)
             p.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
+    warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "All-NaN slice", "Mean of empty slice"
     ELEMENTWISE.update(read_info(args.info))
     {"gen": cmd_gen, "check": cmd_check, "isolate": cmd_isolate}[args.cmd](args)
 

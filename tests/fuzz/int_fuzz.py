@@ -7,7 +7,9 @@ int8/16/32/64, uint8/16/32/64 and bool arrays (leaves: astype(arange * k % m - c
 + - * // % ** & | ^ ~ << >> < <= > >= == != and unary -, the functions where, minimum, maximum,
 abs, negative, square, sign, floor_divide, remainder, fmod, bitwise_*, invert, left_shift,
 right_shift, logical_*, equal..., isin, clip, the reductions sum prod min max any all argmax
-argmin count_nonzero (axis None / int / negative, keepdims), cumsum, cumprod and diff, Python
+argmin count_nonzero nansum nanprod nanmin nanmax ptp (axis None / int / negative / a tuple of
+two, keepdims), median quantile percentile (q a number or a list; a q of integers only keeps
+the dtype), cumsum, cumprod, nancumsum, nancumprod, diff and sort, Python
 int, bool and float scalars (NEP 50 weak promotion), slices with steps and negative bounds,
 broadcasting, ragged chunks, chunks of 1 and empty arrays.
 
@@ -20,7 +22,8 @@ Domain (documented tessera limits and NumPy's undefined cases are left out): tes
 values as doubles, so every intermediate value, and every unwrapped result of + - * ** << sum
 prod cumsum cumprod (before wrapping to the dtype), stays within +-2^53; no negative integer
 powers; no Python int outside the array's range in arithmetic; floats only from Python float
-scalars (dyadic values, exact). Shifts by >= bits and integer division by 0 are allowed
+scalars (dyadic values, exact); no astype of a float outside the integer type (C's conversion:
+undefined, NumPy's result depends on the platform). Shifts by >= bits and integer division by 0 are allowed
 (NumPy: 0 / -1 and 0).
 
     int_fuzz.py gen --seed S --cases N [--only K,...]       writes job.tsr
@@ -197,6 +200,11 @@ def _red(f):
     return g
 
 
+def _q(f, a, q, axis, keepdims):
+    r = f(np.asarray(a), list(q) if isinstance(q, tuple) else q, axis=axis, keepdims=keepdims)
+    return np.asarray(r)
+
+
 def _cnt(a, axis=None, keepdims=False):
     return np.asarray(np.count_nonzero(np.asarray(a), axis=axis, keepdims=keepdims), dtype=np.int64)
 
@@ -226,6 +234,14 @@ NS = {
     "cumsum": lambda a, axis=None, dtype=None: np.cumsum(a, axis=axis, dtype=_dt(dtype)),
     "cumprod": lambda a, axis=None, dtype=None: np.cumprod(a, axis=axis, dtype=_dt(dtype)),
     "diff": lambda a, n=1, axis=-1: np.diff(a, n=n, axis=axis),
+    "nansum": _red(np.nansum), "nanprod": _red(np.nanprod), "nanmin": _red(np.nanmin),
+    "nanmax": _red(np.nanmax), "ptp": _red(np.ptp),
+    "nancumsum": lambda a, axis=None, dtype=None: np.nancumsum(a, axis=axis, dtype=_dt(dtype)),
+    "nancumprod": lambda a, axis=None, dtype=None: np.nancumprod(a, axis=axis, dtype=_dt(dtype)),
+    "sort": lambda a, axis=-1: np.sort(a, axis=axis),
+    "median": _red(np.median),
+    "quantile": lambda a, q, axis=None, keepdims=False: _q(np.quantile, a, q, axis, keepdims),
+    "percentile": lambda a, q, axis=None, keepdims=False: _q(np.percentile, a, q, axis, keepdims),
     "isin": lambda x, t: np.isin(x, list(t) if isinstance(t, (tuple, list)) else [t]),
     "clip": lambda a, lo, hi: np.clip(a, lo, hi),
     "where": _where, "abs": np.abs,
@@ -459,7 +475,7 @@ class Gen:
                     return self.leaf(shape)
                 g = self.r.choice([self.g_binop] * 5 + [self.g_func2] * 3 + [self.g_unary] * 3
                                   + [self.g_where, self.g_misc, self.g_slice, self.g_reduce,
-                                     self.g_reduce, self.g_scan, self.g_rechunk, self.g_index,
+                                     self.g_reduce, self.g_scan, self.g_rechunk, self.g_index, self.g_quantile,
                                      self.g_astype])
                 n = g(shape, depth - 1)
                 if n.shape != tuple(shape):
@@ -586,6 +602,12 @@ class Gen:
         form = self.r.choice(['astype(%s, "%s")', '(%s).astype("%s")', "(%s).astype(%s)"])
         if "bool" == dt and form.endswith("(%s)"):
             form = '(%s).astype("%s")'
+        if a.dt[0] == "f" and dt in INTS and a.v.size:
+            # a float outside the integer type: C's conversion, undefined (NumPy on x86 gives
+            # 0 through int32 for astype(full(1, -2.0**32 - 1), "uint16"), tessera wraps)
+            ii = info(dt)
+            if np.min(a.v) < ii.min or np.max(a.v) > ii.max:
+                raise Reject("float outside the integer type")
         return self.ok(form % (a.text, dt))
 
     def g_index(self, shape, depth):
@@ -638,8 +660,23 @@ class Gen:
         return str(ax - nd if self.chance(0.4) else ax)
 
     def g_reduce(self, shape, depth):
-        f = self.r.choice(["sum", "prod", "min", "max", "any", "all", "argmax", "argmin", "count_nonzero"])
+        f = self.r.choice(["sum", "prod", "min", "max", "any", "all", "argmax", "argmin", "count_nonzero",
+                           "nansum", "nanprod", "nanmin", "nanmax", "ptp", "ptp"])
         keep = self.chance(0.4)
+        if not keep and len(shape) <= 2 and f not in ("argmax", "argmin") and self.chance(0.25):
+            # a tuple of two axes (negative too)
+            src = list(shape)
+            p, q = sorted(self.r.sample(range(len(shape) + 2), 2))
+            src.insert(p, self.r.choice([0, 1, 2, 3, 5]))
+            src.insert(q, self.r.choice([1, 2, 3, 4]))
+            src = tuple(src)
+            if nelem(src) > 2 * MAX_ELEMS:
+                raise Reject("big")
+            a = self.gen(src, depth)
+            axs = [self.axis_text(p, len(src)), self.axis_text(q, len(src))]
+            self.r.shuffle(axs)
+            text = "%s(%s, axis=(%s))" % (f, a.text, ", ".join(axs))
+            return self.ok(text, self.red_unwrapped(f, a))
         if self.chance(0.3):
             # a full reduction: any operand shape
             if keep:
@@ -676,19 +713,68 @@ class Gen:
             if self.chance(0.15) and f in ("sum", "prod", "min", "max", "any", "all", "argmax", "argmin"):
                 text = "(%s).%s(axis=%s%s)" % (a.text, f, self.axis_text(ax, len(src)),
                                                ", keepdims=True" if keep else "")
+        return self.ok(text, self.red_unwrapped(f, a))
+
+    def red_unwrapped(self, f, a):
         un = None
         av = a.v.astype(np.float64)
         with np.errstate(all="ignore"):
-            if f == "sum":
+            if f in ("sum", "nansum"):
                 un = np.sum(np.abs(av))
-            elif f == "prod":
+            elif f in ("prod", "nanprod"):
                 un = np.prod(np.maximum(np.abs(av), 1))
-        return self.ok(text, un)
+            elif f == "ptp":
+                un = 2 * np.max(np.abs(av), initial=0)
+        return un
+
+    def g_quantile(self, shape, depth):
+        """median, quantile, percentile (exact: NumPy's bits on the same values); a q of
+        integers only keeps the array's dtype."""
+        f = self.r.choice(["median", "quantile", "quantile", "percentile"])
+        q = None
+        rshape = list(shape)
+        if f != "median":
+            vals = ["0", "1", "0.5", "0.25", "0.3", "1.0"] if f == "quantile" else ["0", "50", "100", "25", "12.5", "99"]
+            if shape and 1 <= shape[0] <= 3 and self.chance(0.4):
+                q = "[%s]" % ", ".join(self.r.choice(vals) for _ in range(shape[0]))
+                rshape = rshape[1:]
+            else:
+                q = self.r.choice(vals)
+        keep = self.chance(0.3)
+        if keep:
+            ones = [i for i, x in enumerate(rshape) if x == 1]
+            if not ones:
+                raise Reject("keepdims")
+            ax = self.r.choice(ones)
+            src = list(rshape)
+            src[ax] = self.r.choice([1, 2, 3, 4, 5])
+        else:
+            ax = self.r.randint(0, len(rshape))
+            src = list(rshape)
+            src.insert(ax, self.r.choice([1, 2, 3, 4, 5, 6]))
+        if len(src) > 4:
+            raise Reject("ndim")
+        a = self.gen(tuple(src), depth)
+        args = [a.text] + ([q] if q else []) + ["axis=%s" % self.axis_text(ax, len(src))]
+        if keep:
+            args.append("keepdims=True")
+        return self.ok("%s(%s)" % (f, ", ".join(args)))
 
     def g_scan(self, shape, depth):
-        f = self.r.choice(["cumsum", "cumprod", "diff"])
+        f = self.r.choice(["cumsum", "cumprod", "diff", "nancumsum", "nancumprod", "sort", "sort"])
         if not shape:
             raise Reject("0-d")
+        if f == "sort":
+            if len(shape) == 1 and self.chance(0.3):
+                src = self.shape(self.r.randint(1, 3))
+                if nelem(src) != shape[0]:
+                    src = shape
+                return self.ok("sort(%s, axis=None)" % self.gen(src, depth).text)
+            ax = self.r.randrange(len(shape))
+            a = self.gen(shape, depth)
+            if ax == len(shape) - 1 and self.chance(0.4):
+                return self.ok("sort(%s)" % a.text)
+            return self.ok("sort(%s, axis=%s)" % (a.text, self.axis_text(ax, len(shape))))
         if f == "diff":
             ax = self.r.randrange(len(shape))
             n = self.r.choice([1, 1, 2])
@@ -714,12 +800,12 @@ class Gen:
             if self.chance(0.2):
                 sdt = self.r.choice(INTS)
                 text = text[:-1] + ', dtype="%s")' % sdt
-            elif self.chance(0.15):
+            elif self.chance(0.15) and f in ("cumsum", "cumprod"):
                 text = "(%s).%s(axis=%s)" % (a.text, f, self.axis_text(ax, len(shape)))
         # the accumulation (in double in tessera) of the values converted to dtype= must stay exact
         av = np.abs((a.v.astype(sdt) if sdt else a.v).astype(np.float64))
         with np.errstate(all="ignore"):
-            un = np.cumsum(av, axis=ax) if f == "cumsum" else np.cumprod(np.maximum(av, 1), axis=ax)
+            un = np.cumsum(av, axis=ax) if f.endswith("cumsum") else np.cumprod(np.maximum(av, 1), axis=ax)
         return self.ok(text, un)
 
     def case(self):

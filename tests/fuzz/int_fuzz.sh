@@ -3,7 +3,8 @@
 # NumPy, EXACT: tests/fuzz/int_fuzz.py writes a job of random expressions
 # (one `rK = EXPR` a case) over int8 ... uint64 and bool arrays with ragged
 # chunks, chunks of 1 and empty axes: the integer operators and functions,
-# comparisons, where, isin, clip, the reductions, cumsum/cumprod/diff, Python
+# comparisons, where, isin, clip, the reductions (nan-forms, ptp, tuple axes),
+# median/quantile/percentile, cumsum/cumprod/nancumsum/nancumprod/diff/sort, Python
 # int/bool/float scalars (NEP 50), slices with steps and broadcasting. The
 # job runs fused and --no-fuse, on 1 and 3 ranks; every result must equal
 # NumPy's (NumPy 1.24 with weak promotion) in shape, dtype and value, and
