@@ -143,19 +143,24 @@ static void fill_leaf(const tsr_leaf *l, int ndim, const int64_t *idx, int64_t l
   if (l->cast) cast_values(out, len, l->cast);
 }
 
-/* One loop per row of kernel/ew_table.h, each calling the shared scalar
- * with a constant id, so that the compiler inlines the one expression; an id
- * of the other arity does not reach here (fuse/ checks arities). */
-#define EW_LOOP_U(id, nm, expr, doc)                                        \
-  case EW_##id:                                                             \
-    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_unary(EW_##id, x[i]); \
+/* One loop per row of kernel/ew_table.h around the row's own expression
+ * (the text that tsr_ew_unary/tsr_ew_binary return for it, so the same
+ * arithmetic): GCC did not inline the shared scalars' whole switch into
+ * each loop, and the calls took a third of a `where` job's time. An id of
+ * the other arity does not reach here (fuse/ checks arities). */
+#define EW_LOOP_U(id, nm, expr, doc)    \
+  case EW_##id:                         \
+    for (int64_t i = 0; i < len; i++) { \
+      const double x = xs[i];           \
+      out[i] = (expr);                  \
+    }                                   \
     break;
 #define EW_LOOP_I(id, nm, expr) EW_LOOP_U(id, nm, expr, NULL)
 #define EW_SKIP_B(id, nm, sym, expr, doc) \
   case EW_##id:                           \
     break;
 #define EW_SKIP_J(id, nm, expr) EW_SKIP_B(id, nm, NULL, expr, NULL)
-static void unary_row(int op, const double *x, double *out, int64_t len) {
+static void unary_row(int op, const double *xs, double *out, int64_t len) {
   switch ((tsr_ew_op)op) {
     TSR_EW_TABLE(EW_LOOP_U, EW_LOOP_I, EW_SKIP_B, EW_SKIP_J)
   case EW_NOPS:
@@ -169,13 +174,32 @@ static void unary_row(int op, const double *x, double *out, int64_t len) {
 #define EW_SKIP_I(id, nm, expr) \
   case EW_##id:                 \
     break;
-#define EW_LOOP_B(id, nm, sym, expr, doc)                                                    \
-  case EW_##id:                                                                              \
-    for (int64_t i = 0; i < len; i++) out[i] = tsr_ew_binary(EW_##id, x[i * sx], y[i * sy]); \
+/* one loop per stride pattern, so that the compiler vectorizes each (a
+ * stride of 0 or 1 known only at run time kept every loop scalar) */
+#define EW_LOOP_B(id, nm, sym, expr, doc)  \
+  case EW_##id:                            \
+    if (sx && sy) {                        \
+      for (int64_t i = 0; i < len; i++) {  \
+        const double x = xs[i], y = ys[i]; \
+        out[i] = (expr);                   \
+      }                                    \
+    } else if (sx) {                       \
+      const double y = *ys;                \
+      for (int64_t i = 0; i < len; i++) {  \
+        const double x = xs[i];            \
+        out[i] = (expr);                   \
+      }                                    \
+    } else {                               \
+      const double x = *xs;                \
+      for (int64_t i = 0; i < len; i++) {  \
+        const double y = ys[i * sy];       \
+        out[i] = (expr);                   \
+      }                                    \
+    }                                      \
     break;
 #define EW_LOOP_J(id, nm, expr) EW_LOOP_B(id, nm, NULL, expr, NULL)
-/* x and y are row buffers, or constants when their stride is 0. */
-static void binary_row(int op, const double *x, int sx, const double *y, int sy, double *out,
+/* xs and ys are row buffers, or constants when their stride is 0. */
+static void binary_row(int op, const double *xs, int sx, const double *ys, int sy, double *out,
                        int64_t len) {
   switch ((tsr_ew_op)op) {
     TSR_EW_TABLE(EW_SKIP_U, EW_SKIP_I, EW_LOOP_B, EW_LOOP_J)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/ew_dtype.h"
+#include "kernel/dtype.h"
 #include "kernel/ew_scalar.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -46,13 +48,33 @@ static int emit(tsr_prog *p, tsr_instr ins) {
       tsr_ew_arity(ins.op) != (ins.kind == I_UNARY ? 1 : 2))
     return TSR_ERROR(TSR_ERR_INTERNAL, "elementwise id %d is not a %s operation", ins.op,
                      ins.kind == I_UNARY ? "unary" : "binary");
+  /* a cast that changes nothing costs a pass on the CPU and keeps a GPU
+   * program off its generator loops (gpu_prog.cu, is_gen) */
+  if (ins.cast == TSR_BOOL && ins.kind != I_LEAF && tsr_ew_gives_bool(ins.op)) ins.cast = TSR_F64;
   TSR_CHECK(tsr_grow((void **)&p->code, &p->instr_cap, p->ninstr + 1, sizeof ins, GROW_WHAT));
   p->code[p->ninstr++] = ins;
   return TSR_OK;
 }
 
+/* The register of a leaf of n already read through the same map, or -1:
+ * x in where(x > 10, x + 1, 0) is one leaf, generated or read once per
+ * element (the program is in single assignment form, so its register may
+ * be read twice). */
+static int leaf_reg(const tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_kind kind) {
+  for (int i = 0; i < p->nleaves; i++) {
+    const tsr_leaf *l = &p->leaves[i];
+    int same = l->node == n && l->kind == kind;
+    for (int b = 0; same && b < n->grid.ndim; b++)
+      same = l->axis_of[b] == m->out_axis[b] && l->off[b] == m->off[b] && l->step[b] == m->step[b];
+    for (int k = 0; same && k < p->ninstr; k++)
+      if (p->code[k].kind == I_LEAF && p->code[k].x == i) return p->code[k].dst;
+  }
+  return -1;
+}
+
 static int add_leaf(tsr_prog *p, const tsr_node *n, const axis_map *m, tsr_leaf_kind kind,
                     int *reg) {
+  if ((*reg = leaf_reg(p, n, m, kind)) >= 0) return TSR_OK;
   TSR_CHECK(
       tsr_grow((void **)&p->leaves, &p->leaves_cap, p->nleaves + 1, sizeof(tsr_leaf), GROW_WHAT));
   tsr_leaf *l = &p->leaves[p->nleaves];

@@ -153,3 +153,5 @@ int tsr_ew_result_dtype(int op, tsr_dtype t, tsr_dtype *out) {
   }
   return TSR_ERROR(TSR_ERR_INTERNAL, "no result type for elementwise op %d", op);
 }
+
+int tsr_ew_gives_bool(int op) { return rule_of((tsr_ew_op)op) == LOGICAL; }
