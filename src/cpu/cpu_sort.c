@@ -22,7 +22,7 @@ static int cmp_nan_last(const void *pa, const void *pb) {
  * TSR_SORT_ONLY. */
 static void line_stat(double *p, int64_t s, int64_t len, int what, double q) {
   if (what == TSR_SORT_ONLY) return;
-  p[0] = tsr_q_sorted(p, s, tsr_q_count(p, s, len), q, what == TSR_SORT_NANMEDIAN);
+  p[0] = tsr_q_sorted(p, s, tsr_q_count(p, s, len), q, what);
 }
 
 int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {

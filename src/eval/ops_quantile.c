@@ -20,13 +20,14 @@
 
 /* The sorted data and where the statistics are read from it. */
 typedef struct sorted {
-  tsr_node *s; /* x sorted along ax, float64 */
-  int ax;      /* the sorted axis of s */
-  int axis;    /* the requested axis of x (-1: None) */
-  int keep;    /* keepdims */
-  int ndim;    /* x's */
-  int64_t n;   /* the length of the sorted axis */
-  int may_nan; /* x's dtype holds NaN */
+  tsr_node *s;   /* x sorted along ax, float64 */
+  int ax;        /* the sorted axis of s */
+  int axis;      /* the requested axis of x (-1: None, TSR_AXES_SET: a tuple) */
+  unsigned mask; /* the reduced axes of x */
+  int keep;      /* keepdims */
+  int ndim;      /* x's */
+  int64_t n;     /* the length of the sorted axis */
+  int may_nan;   /* x's dtype holds NaN */
 } sorted;
 
 int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
@@ -48,6 +49,26 @@ int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   return TSR_OK;
 }
 
+/* x sorted as q reads it: along one axis, flattened, or over the axes of
+ * a tuple moved last and flattened into one (NumPy's _ureduce). */
+static int sort_x(const sorted *q, tsr_node *x, int what, double qq, tsr_node **out) {
+  if (q->axis == TSR_AXES_SET) return tsr_node_sort_axes(x, q->mask, what, qq, out);
+  return tsr_node_sort(x, q->axis, what, qq, out);
+}
+
+/* r (x's kept axes) with the reduced axes back as length 1 (keepdims). */
+static int expand(const sorted *q, tsr_node *r, tsr_node **out) {
+  tsr_axis_sel sel[TSR_MAXDIM];
+  for (int d = 0, k = 0; d < q->ndim; d++) {
+    if ((q->mask >> d) & 1u) {
+      sel[d] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
+      continue;
+    }
+    sel[d] = (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, r->grid.shape[k++], 0};
+  }
+  return tsr_node_select(r, sel, q->ndim, out);
+}
+
 /* The sorted value k along the axis (keepdims: kept as length 1). */
 static int take(const sorted *q, int64_t k, tsr_node **out) {
   tsr_axis_sel sel[TSR_MAXDIM];
@@ -62,8 +83,7 @@ static int take(const sorted *q, int64_t k, tsr_node **out) {
   }
   TSR_CHECK(tsr_node_select(q->s, sel, ns, out));
   if (!q->keep || q->axis >= 0 || q->ndim == 0) return TSR_OK;
-  for (int d = 0; d < q->ndim; d++) sel[d] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
-  return tsr_node_select(*out, sel, q->ndim, out);
+  return expand(q, *out, out);
 }
 
 /* r, or NaN where the slice's last sorted value is NaN. */
@@ -163,13 +183,14 @@ static int q_args(tsr_ctx *c, const tsr_args *a, int kind, double *qs, int *nq, 
 }
 
 /* NaN in the result's shape: NumPy's median of an empty slice (and
- * nanquantile's; a list of nq gives a leading axis). */
-static int empty_result(const sorted *q, const tsr_node *x, int nq, int list, tsr_node **out) {
+ * nanquantile's; a list of nq gives a leading axis), of dtype dt. */
+static int empty_result(const sorted *q, const tsr_node *x, int nq, int list, tsr_dtype dt,
+                        tsr_node **out) {
   int64_t shape[TSR_MAXDIM + 1], chunk[TSR_MAXDIM + 1];
   int nd = 0;
   if (list) shape[nd] = chunk[nd] = nq, nd++;
   for (int d = 0; d < q->ndim; d++) {
-    int gone = q->axis < 0 || d == q->axis;
+    int gone = (q->mask >> d) & 1u;
     if (gone && !q->keep) continue;
     shape[nd] = gone ? 1 : x->grid.shape[d];
     chunk[nd] = shape[nd] > 0 ? shape[nd] : 1;
@@ -177,7 +198,7 @@ static int empty_result(const sorted *q, const tsr_node *x, int nq, int list, ts
   }
   tsr_grid g;
   TSR_CHECK(tsr_grid_init_regular(&g, nd, shape, chunk));
-  int st = tsr_node_full(NAN, &g, TSR_F64, out);
+  int st = tsr_node_full(NAN, &g, dt, out);
   tsr_grid_free(&g);
   return st;
 }
@@ -210,13 +231,16 @@ static int compute(const sorted *q, int kind, const double *qs, int nq, int list
 }
 
 /* The nan-variants: per q, the statistic each line of the sort leaves at
- * its start (a sort of x float64). */
+ * its start (a sort of x float64); take_path: the value at an integer
+ * index, not interpolated (q_is_int). */
 static int nan_compute(sorted *q, tsr_node *x, int kind, const double *qs, int nq, int list,
-                       tsr_node **out) {
+                       int take_path, tsr_node **out) {
   tsr_node *r[MAX_Q];
-  int what = kind == QUANT_NANMEDIAN ? TSR_SORT_NANMEDIAN : TSR_SORT_NANQUANTILE;
+  int what = kind == QUANT_NANMEDIAN ? TSR_SORT_NANMEDIAN
+             : take_path             ? TSR_SORT_NANTAKE
+                                     : TSR_SORT_NANQUANTILE;
   for (int k = 0; k < nq; k++) {
-    TSR_CHECK(tsr_node_sort(x, q->axis, what, what == TSR_SORT_NANMEDIAN ? 0.0 : qs[k], &q->s));
+    TSR_CHECK(sort_x(q, x, what, what == TSR_SORT_NANMEDIAN ? 0.0 : qs[k], &q->s));
     TSR_CHECK(take(q, 0, &r[k]));
   }
   if (!list) return *out = r[0], TSR_OK;
@@ -224,10 +248,32 @@ static int nan_compute(sorted *q, tsr_node *x, int kind, const double *qs, int n
 }
 
 /* n, float32 for the median of a float32 array (NumPy's mean of the middle
- * two in float32 rounds (a + b) / 2 once, as the cast of the float64 one). */
+ * two in float32 rounds (a + b) / 2 once, as the cast of the float64 one)
+ * and for a quantile taken at an integer index (exact). */
 static int set_result(tsr_value *out, tsr_node *n, int f32) {
   if (f32) TSR_CHECK(tsr_node_astype(n, TSR_F32, &n));
   tsr_set_array(out, n);
+  return TSR_OK;
+}
+
+/* axis= (an int, None or a tuple) and keepdims= of x at argument at, into
+ * q: the reduced axes, the sorted axis, the values per slice. */
+static int quant_axes(tsr_ctx *c, tsr_args *a, int at, tsr_node *x, sorted *q) {
+  long long kd = 0;
+  int nd = x->grid.ndim, kept = 0;
+  TSR_CHECK(tsr_arg_axes(c, a, at, nd, &q->axis, &q->mask));
+  if (a->given[at + 1]) TSR_CHECK(tsr_arg_int(c, a, at + 1, "keepdims", &kd));
+  q->keep = kd != 0;
+  q->ndim = nd;
+  q->n = 1;
+  for (int d = 0; d < nd; d++) {
+    if ((q->mask >> d) & 1u)
+      q->n *= x->grid.shape[d];
+    else
+      kept++;
+  }
+  q->ax = q->axis >= 0 ? q->axis : q->axis == TSR_AXES_SET ? kept : 0;
+  q->may_nan = x->dtype == TSR_F64 || x->dtype == TSR_F32;
   return TSR_OK;
 }
 
@@ -236,37 +282,34 @@ int tsr_b_quantile(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
   int kind = def->code, med = kind == QUANT_MEDIAN || kind == QUANT_NANMEDIAN;
   int at = med ? 1 : 2, nq = 1, list = 0;
   double qs[MAX_Q];
-  long long kd = 0;
   tsr_node *x, *n;
   sorted q;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  tsr_dtype dt0 = x->dtype;
   if (!med) TSR_CHECK(q_args(c, a, kind, qs, &nq, &list));
-  TSR_CHECK(tsr_arg_axis(c, a, at, x->grid.ndim, &q.axis));
-  if (a->given[at + 1]) TSR_CHECK(tsr_arg_int(c, a, at + 1, "keepdims", &kd));
-  q.keep = kd != 0;
-  q.ndim = x->grid.ndim;
-  q.ax = q.axis < 0 ? 0 : q.axis;
-  q.may_nan = x->dtype == TSR_F64 || x->dtype == TSR_F32;
+  TSR_CHECK(quant_axes(c, a, at, x, &q));
+  /* the median, and the quantiles of integer q (taken, not interpolated),
+   * of a float32 array are float32, as NumPy's */
+  int int_q = (kind == QUANT_QUANTILE || kind == QUANT_NANQUANTILE) && q_is_int(&a->v[1]);
+  int f32 = x->dtype == TSR_F32 && (med || int_q);
   if (!q.may_nan && kind >= QUANT_NANMEDIAN) kind -= QUANT_NANMEDIAN; /* no NaN to skip */
   if (q.may_nan && kind >= QUANT_NANMEDIAN && x->dtype != TSR_F64)
     TSR_CHECK(tsr_node_astype(x, TSR_F64, &x));
-  q.n = q.axis < 0 ? tsr_node_size(x) : x->grid.shape[q.axis];
   if (q.n == 0 && (kind == QUANT_QUANTILE || kind == QUANT_PERCENTILE))
     return tsr_ctx_error(c, call, TSR_ERR_INDEX, "%s of an empty array (index -1 is out of bounds)",
                          def->name);
   if (q.n == 0) {
-    TSR_CHECK(tsr_ctx_relocate(c, call, empty_result(&q, x, nq, list, &n)));
+    TSR_CHECK(
+        tsr_ctx_relocate(c, call, empty_result(&q, x, nq, list, f32 ? TSR_F32 : TSR_F64, &n)));
     tsr_set_array(out, n);
     return TSR_OK;
   }
   if (kind >= QUANT_NANMEDIAN) {
-    TSR_CHECK(tsr_ctx_relocate(c, call, nan_compute(&q, x, kind, qs, nq, list, &n)));
-    return set_result(out, n, med && dt0 == TSR_F32);
+    TSR_CHECK(tsr_ctx_relocate(c, call, nan_compute(&q, x, kind, qs, nq, list, int_q, &n)));
+    return set_result(out, n, f32);
   }
-  int take_path = kind == QUANT_QUANTILE && q_is_int(&a->v[1]);
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, q.axis, TSR_SORT_ONLY, 0.0, &q.s)));
+  int take_path = kind == QUANT_QUANTILE && int_q;
+  TSR_CHECK(tsr_ctx_relocate(c, call, sort_x(&q, x, TSR_SORT_ONLY, 0.0, &q.s)));
   if (q.s->dtype != TSR_F64 && !take_path) TSR_CHECK(tsr_node_astype(q.s, TSR_F64, &q.s));
   TSR_CHECK(tsr_ctx_relocate(c, call, compute(&q, kind, qs, nq, list, take_path, &n)));
-  return set_result(out, n, med && dt0 == TSR_F32);
+  return set_result(out, n, f32);
 }

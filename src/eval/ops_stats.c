@@ -186,12 +186,15 @@ static int nan_unless_positive(tsr_node *x, tsr_node **out) {
 }
 
 /* sum((nanzero(x) - mean) * notnan(x))**2 / (count - ddof), NaN where
- * count - ddof <= 0: nanvar's steps. */
+ * count - ddof <= 0: nanvar's steps. The mean divides by max(count, 1): a
+ * slice with no value then has mean 0 and deviations 0, so its variance is
+ * 0 where count - ddof > 0 (ddof < 0), as NumPy's. */
 static int nan_moments(tsr_node *x, tsr_node *z, tsr_node *m, int axis, unsigned mask, int keep,
                        int ddof, tsr_node *cnt, tsr_node **out) {
   tsr_node *sk, *ck, *avg, *d, *sq, *ss, *dof, *ok, *v;
   TSR_CHECK(tsr_reduce_axes(RED_SUM, z, axis, mask, 1, 0, &sk));
   TSR_CHECK(tsr_reduce_axes(RED_SUM, m, axis, mask, 1, 0, &ck));
+  TSR_CHECK(tsr_node_op_number(EW_FMAX, ck, 1.0, &ck));
   TSR_CHECK(tsr_node_binary(EW_DIV, sk, ck, &avg));
   TSR_CHECK(tsr_node_binary(EW_SUB, z, avg, &d));
   TSR_CHECK(tsr_node_binary(EW_MUL, d, m, &d));

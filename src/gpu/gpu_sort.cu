@@ -67,7 +67,7 @@ __global__ static void stat_kernel(long long outer, long long len, long long inn
   for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < lines;
        t += (long long)gridDim.x * blockDim.x) {
     double *p = a + (t / inner) * len * inner + t % inner;
-    p[0] = tsr_q_sorted(p, inner, tsr_q_count(p, inner, len), q, what == TSR_SORT_NANMEDIAN);
+    p[0] = tsr_q_sorted(p, inner, tsr_q_count(p, inner, len), q, what);
   }
 }
 

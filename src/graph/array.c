@@ -249,13 +249,13 @@ int tsr_node_astype(tsr_node *x, tsr_dtype dt, tsr_node **out) {
 
 /* The result dtype of reduction kind over dtype dt (red_table.h's column). */
 static tsr_dtype red_dtype(int kind, tsr_dtype dt) {
-#define RED_DT(id, nm, monoid, flags, rd, doc)    \
-  case RED_##id:                                  \
-    return rd == RD_SUM    ? tsr_dtype_sum_of(dt) \
+#define RED_DT(id, nm, monoid, flags, rd, doc)                        \
+  case RED_##id:                                                      \
+    return rd == RD_SUM     ? tsr_dtype_sum_of(dt)                    \
            : rd == RD_FLOAT ? (tsr_dtype_is_float(dt) ? dt : TSR_F64) \
-           : rd == RD_BOOL ? TSR_BOOL             \
-           : rd == RD_I64  ? TSR_I64              \
-                           : dt;
+           : rd == RD_BOOL  ? TSR_BOOL                                \
+           : rd == RD_I64   ? TSR_I64                                 \
+                            : dt;
   switch ((tsr_red_kind)kind) {
     TSR_RED_TABLE(RED_DT)
   case RED_NKINDS:
@@ -426,13 +426,13 @@ int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_d
   return node_intern(&p, out);
 }
 
-/* x on a grid with one chunk along axis (every axis: -1), the others kept. */
-static int one_chunk_along(tsr_node *x, int axis, tsr_node **out) {
+/* x on a grid with one chunk along the axes of mask, the others kept. */
+static int one_chunk_over(tsr_node *x, unsigned mask, tsr_node **out) {
   const tsr_grid *g = &x->grid;
   int64_t whole[TSR_MAXDIM], nsizes[TSR_MAXDIM];
   const int64_t *sizes[TSR_MAXDIM];
   for (int a = 0; a < g->ndim; a++) {
-    int all = axis < 0 || a == axis;
+    int all = (mask >> a) & 1u;
     whole[a] = g->shape[a];
     sizes[a] = all ? &whole[a] : g->sizes[a];
     nsizes[a] = all ? 1 : g->nchunks[a];
@@ -467,11 +467,56 @@ int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out) {
     tsr_grid_free(&g);
     return st;
   }
-  TSR_CHECK(one_chunk_along(x, axis, &p.in[0]));
+  TSR_CHECK(one_chunk_over(x, axis < 0 ? ~0u : 1u << axis, &p.in[0]));
   if (axis >= 0) {
     TSR_CHECK(tsr_grid_copy(&p.grid, &p.in[0]->grid));
   } else {
     TSR_CHECK(tsr_grid_init_regular(&p.grid, 1, &len, &len));
+  }
+  return node_intern(&p, out);
+}
+
+/* The grid of a sort over the axes of mask: x's other axes (their chunks
+ * kept), then one axis of length whole in one chunk. */
+static int sort_axes_grid(const tsr_grid *g, unsigned mask, tsr_grid *out) {
+  int64_t shape[TSR_MAXDIM], nsizes[TSR_MAXDIM], whole = 1;
+  const int64_t *sizes[TSR_MAXDIM];
+  int nd = 0, empty = 0;
+  for (int a = 0; a < g->ndim; a++) {
+    empty |= g->shape[a] == 0;
+    if ((mask >> a) & 1u) {
+      whole *= g->shape[a];
+      continue;
+    }
+    shape[nd] = g->shape[a], sizes[nd] = g->sizes[a], nsizes[nd] = g->nchunks[a];
+    nd++;
+  }
+  if (nd >= TSR_MAXDIM)
+    return TSR_ERROR(TSR_ERR_SHAPE, "a sort over no axis needs more than %d dimensions",
+                     TSR_MAXDIM);
+  shape[nd] = whole, sizes[nd] = &shape[nd], nsizes[nd] = 1;
+  if (whole > 0 && !empty) return tsr_grid_init_lists(out, nd + 1, shape, sizes, nsizes);
+  int64_t chunk[TSR_MAXDIM]; /* empty: one chunk per axis */
+  for (int a = 0; a <= nd; a++) chunk[a] = shape[a] > 0 ? shape[a] : 1;
+  return tsr_grid_init_regular(out, nd + 1, shape, chunk);
+}
+
+int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_SORT, what, x->dtype);
+  TSR_CHECK(sort_axes_grid(&x->grid, mask, &p.grid));
+  p.axis = p.grid.ndim - 1;
+  p.a = q;
+  p.b = 1.0 + (double)mask;
+  if (tsr_node_size(x) == 0) { /* nothing to sort: zeros of the result's shape */
+    int st = tsr_node_full(0.0, &p.grid, x->dtype, out);
+    tsr_grid_free(&p.grid);
+    return st;
+  }
+  int st = one_chunk_over(x, mask, &p.in[0]);
+  if (st != TSR_OK) {
+    tsr_grid_free(&p.grid);
+    return st;
   }
   return node_intern(&p, out);
 }

@@ -139,6 +139,11 @@ int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_d
  * TSR_SORT_ kind of kernel/quantile.h) other than TSR_SORT_ONLY puts each
  * line's nanquantile q or nanmedian at its start (x float64 then). */
 int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out);
+/* x sorted over the axes of mask together (NumPy's tuple axis of the
+ * order statistics): x's other axes, then the axes of mask moved last and
+ * flattened into one (C order), sorted along it; b is 1 + mask then (the
+ * sort reorders each chunk of x so). */
+int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node **out);
 /* A scan's NumPy name (cumsum, nancumprod ...). */
 const char *tsr_scan_name(const tsr_node *n);
 

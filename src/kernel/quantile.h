@@ -16,8 +16,10 @@
 #define TSR_Q_HD
 #endif
 
-/* What the sort op leaves at the start of each line besides the sort. */
-enum { TSR_SORT_ONLY, TSR_SORT_NANQUANTILE, TSR_SORT_NANMEDIAN };
+/* What the sort op leaves at the start of each line besides the sort
+ * (NANTAKE: the value at index (n - 1) q itself, for an integer q, which
+ * NumPy takes without interpolating: no inf - inf). */
+enum { TSR_SORT_ONLY, TSR_SORT_NANQUANTILE, TSR_SORT_NANMEDIAN, TSR_SORT_NANTAKE };
 
 /* The value k of a line of stride s. */
 #define TSR_Q_AT(v, s, k) ((v)[(int64_t)(k) * (s)])
@@ -37,12 +39,14 @@ static inline TSR_Q_HD int64_t tsr_q_count(const double *v, int64_t s, int64_t n
 }
 
 /* NumPy's quantile q (method "linear": virtual index (n - 1) q; past the
- * last index gamma is counted from -1, as _get_indexes; _lerp) or median
- * (the mean of the middle two) of the n sorted values; NaN for none. */
+ * last index gamma is counted from -1, as _get_indexes; _lerp), median
+ * (the mean of the middle two) or taken value (what: a TSR_SORT_ kind) of
+ * the n sorted values; NaN for none. */
 static inline TSR_Q_HD double tsr_q_sorted(const double *v, int64_t s, int64_t n, double q,
-                                           int median) {
+                                           int what) {
   if (n == 0) return (double)NAN;
-  if (median) {
+  if (what == TSR_SORT_NANTAKE) return TSR_Q_AT(v, s, (int64_t)((double)(n - 1) * q));
+  if (what == TSR_SORT_NANMEDIAN) {
     int64_t h = n / 2;
     return n % 2 ? TSR_Q_AT(v, s, h) : (TSR_Q_AT(v, s, h - 1) + TSR_Q_AT(v, s, h)) / 2.0;
   }

@@ -129,8 +129,8 @@ double tsr_stat_finish(int kind, const tsr_stat *s, int ddof) {
   case RM_OR:
     return empty ? 0.0 : s->a;
   case RM_ARGMAX:
-  case RM_ARGMIN:
-    return empty ? NAN : s->b;
+  case RM_ARGMIN: /* nanargmax's partial of NaN only: NaN (an error) */
+    return empty || (s->a != s->a && (tsr_red_flags(kind) & RF_SKIPNAN)) ? NAN : s->b;
   }
   return NAN; /* not a row of red_table.h */
 }

@@ -6,6 +6,8 @@
 #ifndef TSR_STATS_MERGE_H
 #define TSR_STATS_MERGE_H
 
+#include <math.h>
+
 #include "kernel/ids.h"
 #include "kernel/stats.h"
 
@@ -39,12 +41,15 @@ TSR_MERGE_HD static inline int tsr_red_flags(int kind) {
  * the same as tsr_stat_of_values gives for one element: the squared
  * deviation of x from itself is NaN where x is inf or NaN, so var/std of it
  * are NaN as NumPy's are (not 0); a NaN-skipping kind's NaN is the empty
- * partial; any/all/count_nonzero take x != 0 (NaN is nonzero). Axis
+ * partial, but nanargmax's (nanargmin's) keeps its index with the value NaN
+ * (see tsr_nanarg_merge); any/all/count_nonzero take x != 0 (NaN is
+ * nonzero). Axis
  * reductions that add one value at a time (CPU and GPU) start from it. */
 TSR_MERGE_HD static inline tsr_stat tsr_stat_of_one(int kind, double x, double idx) {
   tsr_stat s = {1.0, x, 0.0};
   int m = tsr_red_monoid(kind);
   if ((tsr_red_flags(kind) & RF_SKIPNAN) && x != x) {
+    if (m == RM_ARGMAX || m == RM_ARGMIN) return s.b = idx, s;
     s.n = 0.0, s.a = 0.0;
     return s;
   }
@@ -65,6 +70,19 @@ TSR_MERGE_HD static inline int tsr_arg_better(int want_max, const tsr_stat *s,
   if (x != x) return 1;
   if (x == y) return s->b < acc->b;
   return want_max ? x > y : x < y;
+}
+
+/* nanargmax (want_max) or nanargmin as NumPy's: NaN counts as -inf (+inf)
+ * and the smaller index wins a tie, so of NaN and -inf only the first is
+ * the answer; a partial's value (a) is its extreme of the values that are
+ * not NaN, NaN where it has none (an all-NaN slice: an error when
+ * finished). A total order on (key, index) again. */
+TSR_MERGE_HD static inline void tsr_nanarg_merge(int want_max, tsr_stat *acc, const tsr_stat *s) {
+  double none = want_max ? -INFINITY : INFINITY;
+  double x = s->a == s->a ? s->a : none, y = acc->a == acc->a ? acc->a : none;
+  int better = x == y ? s->b < acc->b : want_max ? x > y : x < y;
+  if (acc->a != acc->a || (s->a == s->a && better)) acc->a = s->a;
+  if (better) acc->b = s->b;
 }
 
 /* acc = acc followed by s: counts add; sums add, into the empty partial's
@@ -108,7 +126,10 @@ TSR_MERGE_HD static inline void tsr_stat_merge_inline(int kind, tsr_stat *acc, c
     break;
   case RM_ARGMAX:
   case RM_ARGMIN:
-    if (tsr_arg_better(m == RM_ARGMAX, s, acc)) acc->a = s->a, acc->b = s->b;
+    if (tsr_red_flags(kind) & RF_SKIPNAN)
+      tsr_nanarg_merge(m == RM_ARGMAX, acc, s);
+    else if (tsr_arg_better(m == RM_ARGMAX, s, acc))
+      acc->a = s->a, acc->b = s->b;
     break;
   default: /* RM_ADD, RM_MEAN, RM_COUNT */
     acc->a += s->a;

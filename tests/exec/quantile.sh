@@ -7,7 +7,9 @@
 # dtype), on 1 and 3 ranks and with --no-fuse: the same bits as NumPy, on
 # every rank count and with --no-fuse; integer q takes values without
 # interpolating (an integer array keeps its dtype); the median of float32
-# is float32; nanmedian, nanquantile and nanpercentile skip NaN (NaN for an
+# is float32 (an empty one too), as are the quantiles of float32 taken at
+# integer q; a tuple of axes (negative ones, keepdims, ()) reduces those
+# axes together; nanmedian, nanquantile and nanpercentile skip NaN (NaN for an
 # all-NaN slice), also past NumPy's 600-element switch of nanmedian; the median of an empty array is NaN;
 # one error line for q out of range or a bad axis.
 # Needs python3 with numpy and h5py: skipped without them, failed in CI.
@@ -107,6 +109,20 @@ nq5|nanquantile(ii, 0.45)|np.nanquantile(ii, 0.45)
 nq6|nanquantile(xb, [0.37, 0.99])|np.nanquantile(xb, [0.37, 0.99])
 nq7|nanquantile(x3, 0.4, axis=1)|np.nanquantile(x3, 0.4, axis=1)
 e2|median(zeros((3, 0)), axis=1)|np.full(3, np.nan)
+mt1|median(x3, axis=(0, 2))|np.median(x3, axis=(0, 2))
+mt2|median(x3, axis=(2, 0), keepdims=True)|np.median(x3, axis=(2, 0), keepdims=True)
+mt3|quantile(x3, [0.1, 0.6], axis=(-1, 1))|np.quantile(x3, [0.1, 0.6], axis=(-1, 1))
+mt4|nanmedian(xn, axis=(0, 1))|np.nanmedian(xn, axis=(0, 1))
+mt5|nanpercentile(x3, 35, axis=(0, 1), keepdims=True)|np.nanpercentile(x3, 35, axis=(0, 1), keepdims=True)
+mt6|percentile(x3, [20, 90], axis=())|np.percentile(x3, [20, 90], axis=())
+mt7|median(zeros((2, 3)), axis=(0, 1))|np.median(np.zeros((2, 3)), axis=(0, 1))
+mt8|nanquantile(xa, 0.5, axis=[1, 0], keepdims=True)|np.nanquantile(xa, 0.5, axis=(1, 0), keepdims=True)
+mt9|quantile(i2, [0, 1], axis=(1, 0))|np.quantile(i2, [0, 1], axis=(1, 0))
+mt10|median(pp, axis=(-2, 1))|np.median(pp, axis=(-2, 1))
+f4|median(ones((2, 0), dtype="float32"), axis=1)|np.median(np.ones((2, 0), np.float32), axis=1)
+f5|nanquantile(full(3, 1.0, dtype="float32"), 0)|np.nanquantile(np.full(3, 1.0, np.float32), 0)
+f6|nanquantile(xa.astype("float32"), [0, 1], axis=(0, 1))|np.nanquantile(xa.astype(np.float32), [0, 1], axis=(0, 1))
+f7|nanquantile(log(x1 * 0 + arange(23) % 2), [0, 1])|np.nanquantile(np.log(x1 * 0 + np.arange(23) % 2), [0, 1])
 EOF
 # the result dtypes, as printed: name | tessera | NumPy dtype name
 cat >dtypes.txt <<'EOF'

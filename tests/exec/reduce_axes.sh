@@ -386,6 +386,9 @@ s_mean32@mean(g3, axis=(0, 2))@np.mean(g3, axis=(0, 2))
 s_meani32@mean(a2, axis=())@np.mean(a2, axis=())
 s_cnt@count_nonzero(n3, axis=(0, 1))@np.count_nonzero(n3, axis=(0, 1))
 s_nanmax@nanmax(n3 * 0 + nan, axis=(0, 2))@np.full(6, np.nan)
+s_nanvar@nanvar(n3 * 0 + nan, axis=(0, 2), ddof=-1)@np.nanvar(n3 * 0 + np.nan, axis=(0, 2), ddof=-1)
+s_nanstd@nanstd(where(i3 % 2 == 0, nan, x3), axis=(1, 2), ddof=-2, keepdims=True)@np.nanstd(np.where(i3 % 2 == 0, np.nan, x3), axis=(1, 2), ddof=-2, keepdims=True)
+s_nanvar0@nanvar(x3[:, :0], axis=(0, 1), ddof=-1)@np.nanvar(x3[:, :0], axis=(0, 1), ddof=-1)
 EOF
 {
   while IFS='@' read -r name expr _; do echo "$name = $expr"; done <inputs.txt

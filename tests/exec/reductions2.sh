@@ -2,7 +2,8 @@
 # reductions2.sh - the reductions of issue 28 item 4 (kernel/red_table.h's
 # rows prod, nanprod, any, all, argmax, argmin, nanargmax, nanargmin,
 # count_nonzero) against NumPy on ragged multi-chunk arrays, chunks of one
-# element, ties, NaN and +-inf, axis None/0/1/-1, keepdims and methods:
+# element, ties, NaN and +-inf (nanargmax of NaN and -inf only: the first
+# of them, as NumPy's), axis None/0/1/-1, keepdims and methods:
 # exactly (their values are exact here: counts, indices, 0/1, products of
 # +-1, +-2 and powers of two), nanprod within 1e-13; the
 # results bitwise equal on 1 and 3 ranks, with --no-fuse and with programs
@@ -71,6 +72,11 @@ na5|nanargmin(q, axis=-1)|np.nanargmin(q, axis=-1)
 na6|nanargmin(u, axis=0)|np.nanargmin(u, axis=0)
 na7|nanargmax(w)|np.nanargmax(w)
 na8|nanargmin(y, axis=1)|np.nanargmin(y, axis=1)
+na9|nanargmax(z)|np.nanargmax(z)
+na10|nanargmax(z, axis=0)|np.nanargmax(z, axis=0)
+na11|nanargmin(-z, axis=1, keepdims=True)|np.nanargmin(-z, axis=1, keepdims=True)
+na12|nanargmax(log(arange(-1, 1, dtype=float64)))|np.nanargmax(np.log(np.arange(-1.0, 1.0)))
+na13|nanargmin(-z[:, ::-1], axis=1)|np.nanargmin(-z[:, ::-1], axis=1)
 cn1|count_nonzero(x)|np.count_nonzero(x)
 cn2|count_nonzero(x, axis=0)|np.count_nonzero(x, axis=0)
 cn3|count_nonzero(y, axis=1, keepdims=True)|np.count_nonzero(y, axis=1, keepdims=True)
@@ -90,6 +96,7 @@ q = log(floor(uniform(-0.3, 4, (37, 23), chunks=(10, 7), seed=9)))
 v = floor(uniform(0, 3, 101, chunks=17, seed=10))
 w = log(floor(uniform(-0.5, 2, 61, chunks=((1, 20, 40),), seed=11)))
 e = sqrt(floor(uniform(-1, 3, (37, 23), chunks=(10, 7), seed=12)) + 0.5)
+z = log(floor(uniform(-1, 1, (37, 23), chunks=(10, 7), seed=13)))
 EOF2
 while IFS='|' read -r name expr _; do echo "$name = $expr"; done <cases.txt >>job.tsr
 
@@ -98,7 +105,7 @@ check() { # WHAT FILE
 import h5py, numpy as np, sys, warnings
 warnings.simplefilter("ignore")
 f = h5py.File(sys.argv[1], "r")
-g = {k: f[k][()] for k in ("x", "y", "u", "s", "c", "t", "p", "q", "v", "w", "e")}
+g = {k: f[k][()] for k in ("x", "y", "u", "s", "c", "t", "p", "q", "v", "w", "e", "z")}
 bad = []
 for line in open("cases.txt"):
     name, _, expr = line.rstrip("\n").split("|")
