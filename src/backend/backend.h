@@ -223,7 +223,11 @@ typedef struct tsr_backend_ops {
    *   read as identity first when nan is set.
    * scan_carry: a[o, l, i] = a[o, l, i] op carry[o, i] (carry: outer x
    *   inner values in host memory; NULL: none), then each value cast to
-   *   dtype (tsr_dtype_cast). */
+   *   dtype (tsr_dtype_cast). Called once for every chunk that scan
+   *   scanned, also with no carry and dtype float64: scan may leave its
+   *   last step to it (the CUDA backend's tiled lines: one pass over the
+   *   chunk fewer), so only the last line a[., len-1, .] is final when scan
+   *   returns. */
   int (*scan)(int64_t outer, int64_t len, int64_t inner, double *a, int op, double identity,
               int nan);
   int (*scan_carry)(int64_t outer, int64_t len, int64_t inner, double *a, int op,

@@ -32,6 +32,7 @@ int tsr_cpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, d
 
 int tsr_cpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                        const double *carry, int dtype) {
+  if (!carry && dtype == TSR_F64) return TSR_OK; /* nothing to do */
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t o = 0; o < outer; o++)
     for (int64_t l = 0; l < len; l++) {

@@ -108,8 +108,9 @@ static int apply_carries(tsr_exec *ex, tsr_node *n, double **chunks, const doubl
   for (int64_t c = ex->rank; c < total; c += ex->size) {
     int64_t o, l, i;
     chunk_lines(n, c, &o, &l, &i, idx);
+    /* the first chunk along the axis too: a backend may have left the
+     * scan's last step to scan_carry (backend.h) */
     int first = idx[n->axis < 0 ? 0 : n->axis] == 0;
-    if (first && n->dtype == TSR_F64) continue;
     double *carry = first ? NULL : malloc(sizeof(double) * (size_t)(o * i));
     if (!first && !carry) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a scan's carry");
     if (carry) chunk_carry(n, idx, totals, o * i, carry);

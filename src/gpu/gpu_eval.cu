@@ -15,7 +15,8 @@
  * copy) keep their value in a register, as the fused reductions do; they
  * used to run through the register file in local memory. The same
  * operations in the same order (element<CHAIN>), so the same bits. */
-template <bool CHAIN> __global__ void eval_kernel(dprog p, dbox b, long long count, double *out) {
+template <bool CHAIN>
+__global__ void eval_kernel(const __grid_constant__ dprog p, dbox b, long long count, double *out) {
   long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];

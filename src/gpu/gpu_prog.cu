@@ -24,15 +24,24 @@ static int is_chain(const tsr_prog *p) {
   return p->result == p->code[p->ninstr - 1].dst;
 }
 
+/* Whether a program that is not a chain is a dag (dprog.dag): one leaf,
+ * read by the first instruction, and no other leaf instruction. */
+static int is_dag(const tsr_prog *p) {
+  if (p->nleaves != 1 || p->ninstr < 2 || p->code[0].kind != I_LEAF) return 0;
+  for (int i = 1; i < p->ninstr; i++)
+    if (p->code[i].kind == I_LEAF) return 0;
+  return 1;
+}
+
 int tsr_gpu_no_walk;
 
 /* Whether a chain program can run as GEN (gpu_prog.cuh): its leaf is leaf
  * 0, random, and nothing is cast (float32, integers). */
-static int is_gen(const tsr_prog *p) {
+static int is_gen(const tsr_prog *p, int dag) {
   if (tsr_gpu_no_walk || p->ndim < 1 || p->code[0].x != 0 || p->leaves[0].kind != LEAF_RANDOM ||
       p->leaves[0].cast)
     return 0;
-  for (int i = 0; i < p->ninstr; i++)
+  for (int i = 0; i < p->ninstr && !dag; i++) /* dag_rest casts; the gen steps do not */
     if (p->code[i].cast) return 0;
   switch ((tsr_random_kind)p->leaves[0].rng) {
   case RNG_NORMAL:
@@ -80,7 +89,7 @@ static void gen_steps_of(const tsr_prog *p, dprog *d) {
     d->gen_m[n] = 1.0, d->gen_a[n++] = l->a;
   }
   d->gen_ops = 0;
-  for (int i = 1; i < p->ninstr && n < 2; i++) {
+  for (int i = 1; i < p->ninstr && n < 2 && !d->dag; i++) {
     const tsr_instr *c = &p->code[i];
     if (c->kind != I_BINARY) break;
     int left = c->x != p->code[i - 1].dst;
@@ -212,7 +221,8 @@ int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {
   d->nleaves = p->nleaves;
   d->ninstr = p->ninstr;
   d->result = p->result;
-  d->chain = is_chain(p) ? (is_gen(p) ? GEN : CHAIN) : 0;
+  d->dag = !is_chain(p) && is_dag(p);
+  d->chain = is_chain(p) || d->dag ? (is_gen(p, d->dag) ? GEN : CHAIN) : 0;
   for (int i = 0; i < 10 && p->nleaves > 0; i++) { /* Philox's round keys for GEN */
     d->rk[2 * i] = (uint32_t)p->leaves[0].key + (uint32_t)i * 0x9E3779B9u;
     d->rk[2 * i + 1] = (uint32_t)(p->leaves[0].key >> 32) + (uint32_t)i * 0xBB67AE85u;

@@ -91,8 +91,12 @@ struct dinstr {
  * Philox's round keys precomputed (rk: round i's key words 2i, 2i + 1), and
  * GEN_REST, one such whose chain goes on after the two steps (gen_rest). */
 enum { CHAIN = 1, GEN = 2, GEN_REST = 3 };
+/* dag: a chain-like program whose one leaf (leaf 0, the first
+ * instruction) is read by more than one operation, as x in
+ * where(x > 10, x + 1, 0): it runs wherever a chain does, the operations
+ * after the leaf through a register file (dag_rest) instead of one value. */
 struct dprog {
-  int ndim, nleaves, ninstr, result, chain;
+  int ndim, nleaves, ninstr, result, chain, dag;
   uint32_t rk[20];
   /* GEN: the leaf's a + b x and then the chain's first operations that are
    * an addition, subtraction or multiplication by a constant, as two steps
@@ -331,8 +335,28 @@ __device__ static inline double chain_op(const dprog &p, int i, double v) {
   return tsr_ew_binary(ins.op, p.reg_value[ins.x], v);
 }
 
+/* The operations after the leaf of a dag program (dprog.dag) on its
+ * value: eval_element's, with the leaf's register given. */
+__device__ static double dag_rest(const dprog &p, double v) {
+  double r[MAX_REGS];
+  r[p.code[0].dst] = v;
+  for (int i = 1; i < p.ninstr; i++) {
+    const dinstr &ins = p.code[i];
+    double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x], w;
+    if (ins.kind == I_UNARY) {
+      w = tsr_ew_unary(ins.op, x);
+    } else {
+      double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
+      w = tsr_ew_binary(ins.op, x, y);
+    }
+    r[ins.dst] = ins.cast ? tsr_dtype_cast(w, ins.cast) : w;
+  }
+  return r[p.result];
+}
+
 /* The operations after the leaf of a chain program, on a leaf value. */
 __device__ static double chain_rest(const dprog &p, double v) {
+  if (p.dag) return dag_rest(p, v);
   for (int i = 1; i < p.ninstr; i++) {
     v = chain_op(p, i, v);
     if (p.code[i].cast) v = tsr_dtype_cast(v, p.code[i].cast);
@@ -489,6 +513,7 @@ __device__ static inline double gen_value(const dprog &p, const gen_table &t, ui
   return fma(v, p.gen_m[1], p.gen_a[1]);
 }
 __device__ static inline double gen_rest(const dprog &p, double v) {
+  if (p.dag) return dag_rest(p, v);
   for (int i = 1 + p.gen_ops; i < p.ninstr; i++) v = chain_op(p, i, v);
   return v;
 }

@@ -74,6 +74,13 @@ template <int KIND> struct accum {
     }
     n += 1;
   }
+  /* put, with the element's index in the box for the indexed rows */
+  __device__ void put_at(double x, long long i) {
+    if constexpr (INDEXED(KIND))
+      add(x, i);
+    else
+      put(x);
+  }
   __device__ void put(double x) {
     if constexpr (EXTREME(KIND) || GENERIC(KIND))
       add(x);
@@ -128,9 +135,9 @@ struct slice_args {
  * way, so the bits do not depend on the pairing. */
 static_assert(THREADS % 2 == 0, "gen_walk_run: an even step keeps e's parity");
 template <int KIND, int MODE, bool NORMAL>
-__device__ static void gen_walk_run(const dprog &p, const gen_table &t, const dbox &b,
-                                    long long i, long long hi, accum<KIND> &acc) {
-  long long left = (hi - i + THREADS - 1) / THREADS;
+__device__ static void gen_walk_run(const dprog &p, const gen_table &t, const dbox &b, long long i,
+                                    long long hi, accum<KIND> &acc) {
+  long long left = (hi - i + THREADS - 1) / THREADS, at = i; /* at: the element's box index */
   acc.counted(left);
   gen_walk w;
   gen_start(p, b, i, &w);
@@ -147,14 +154,14 @@ __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const db
       for (; c + 1 < seg; c += 2) {
         uint4 w0 = gen_words(p, q), w1 = gen_words(p, q + qs);
         double v0 = gen_value<NORMAL>(p, t, odd, w0), v1 = gen_value<NORMAL>(p, t, odd, w1);
-        acc.put(v0);
-        acc.put(v1);
-        q += 2 * qs;
+        acc.put_at(v0, at);
+        acc.put_at(v1, at + THREADS);
+        q += 2 * qs, at += 2 * THREADS;
       }
     for (; c < seg; c++) {
       double v = gen_value<NORMAL>(p, t, odd, gen_words(p, q));
-      acc.put(MODE == GEN_REST ? gen_rest(p, v) : v);
-      q += qs;
+      acc.put_at(MODE == GEN_REST ? gen_rest(p, v) : v, at);
+      q += qs, at += THREADS;
     }
     left -= seg;
     if (left == 0) break;
@@ -200,7 +207,7 @@ __device__ static inline bool gen_stream_fit(const dprog &p, const dbox &b) {
 template <int KIND, bool NORMAL>
 __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const dbox &b,
                                       long long i, long long hi, accum<KIND> &acc) {
-  long long left = (hi - i + THREADS - 1) / THREADS;
+  long long left = (hi - i + THREADS - 1) / THREADS, at = i; /* at: the element's box index */
   acc.counted(left);
   gen_walk w;
   gen_start(p, b, i, &w);
@@ -270,8 +277,8 @@ __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const 
 #define MIN_BLOCKS(MODE) ((MODE) == GEN ? GEN_MIN_BLOCKS : (MODE) == GEN_REST ? 4 : 1)
 template <int KIND, int MODE, bool SLICED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
-    reduce_full_kernel(dprog p, const dbox *boxes, const long long *counts, const int *nparts,
-                       tsr_stat *out, long long out_stride, slice_args sl) {
+    reduce_full_kernel(const __grid_constant__ dprog p, const dbox *boxes, const long long *counts,
+                       const int *nparts, tsr_stat *out, long long out_stride, slice_args sl) {
   __shared__ tsr_stat part[THREADS];
   __shared__ double shift;
   __shared__ gen_table table;
@@ -305,13 +312,13 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
       if (sl.j1 < (hi - lo + THREADS - 1) / THREADS + 1 && lo + t + sl.j1 * THREADS < hi)
         hi = lo + t + sl.j1 * THREADS;
     }
-    if constexpr (INDEXED(KIND) || MODE < GEN) { /* the element's index i in the box */
+    if constexpr (MODE < GEN) { /* the element's index i in the box */
       if (i < hi) box_coords(b, p.ndim, i, idx);
       for (; i < hi; i += THREADS) {
         acc.add(element<MODE != 0>(p, idx), i);
         box_next(b, p.ndim, idx, THREADS);
       }
-    } else if (MODE == GEN && GEN_STREAM && gen_stream_fit(p, b)) {
+    } else if (MODE == GEN && GEN_STREAM && !INDEXED(KIND) && gen_stream_fit(p, b)) {
       if (i < hi && p.leaf[0].rng == RNG_NORMAL)
         gen_stream_run<KIND, true>(p, table, b, i, hi, acc);
       else if (i < hi)
@@ -344,24 +351,26 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
  * another row's kernel (before, any kind not listed ran the std kernel). */
 /* The kinds with kernels of their own for random chains (GEN, GEN_REST:
  * the paired Philox loops, the bulk of this file's compile time): W1's and
- * W2's. The other rows run such programs as CHAIN ones, element by element
- * (the indexed ones did anyway: they need each element's index), which
- * keeps the build at the six kinds' kernels instead of fifteen (nvcc took
- * over 9 minutes for this file with every row in every mode). */
-#define GEN_KIND(K)                                                                             \
+ * W2's, and argmax/argmin, whose walk gives each element its index in the
+ * box (gen_walk_run's `at`; before, they ran element by element, 3.7x the
+ * time of max over W2's array on an H100). The other rows run such
+ * programs as CHAIN ones, element by element, which keeps the build at
+ * eight kinds' kernels instead of fifteen (nvcc took over 9 minutes for
+ * this file with every row in every mode). */
+#define GEN_KIND(K)                                                                           \
   ((K) == RED_SUM || (K) == RED_MEAN || (K) == RED_MIN || (K) == RED_MAX || (K) == RED_VAR || \
-   (K) == RED_STD)
+   (K) == RED_STD || (K) == RED_ARGMAX || (K) == RED_ARGMIN)
 template <int MODE, bool SLICED>
 static int launch_kind(int kind, dim3 grid, const dprog &d, const dbox *b, const long long *c,
                        const int *np, tsr_stat *out, long long stride, slice_args sl) {
-#define TSR_REDUCE_CASE(id, nm, monoid, flags, rd, doc)                 \
-  case RED_##id:                                                        \
-    if constexpr (MODE >= GEN && !GEN_KIND(RED_##id)) {                 \
+#define TSR_REDUCE_CASE(id, nm, monoid, flags, rd, doc)                            \
+  case RED_##id:                                                                   \
+    if constexpr (MODE >= GEN && !GEN_KIND(RED_##id)) {                            \
       return launch_kind<CHAIN, SLICED>(kind, grid, d, b, c, np, out, stride, sl); \
-    } else {                                                            \
-      reduce_full_kernel<RED_##id, MODE, SLICED>                        \
-          <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl); \
-      return TSR_OK;                                                    \
+    } else {                                                                       \
+      reduce_full_kernel<RED_##id, MODE, SLICED>                                   \
+          <<<grid, THREADS, 0, STREAM>>>(d, b, c, np, out, stride, sl);            \
+      return TSR_OK;                                                               \
     }
   switch ((tsr_red_kind)kind) {
     TSR_RED_TABLE(TSR_REDUCE_CASE)
@@ -382,8 +391,8 @@ static int launch_reduce_full(int kind, dim3 grid, const dprog &d, const dbox *b
 
 /* Axis reduction: one thread per element of the partial, walking the reduced
  * axis in order. */
-__global__ void reduce_axis_kernel(dprog p, dbox b, int axis, int kind, long long count,
-                                   tsr_stat *out) {
+__global__ void reduce_axis_kernel(const __grid_constant__ dprog p, dbox b, int axis, int kind,
+                                   long long count, tsr_stat *out) {
   long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (o >= count) return;
   long long idx[TSR_MAXDIM], rem = o;
