@@ -127,7 +127,6 @@ int tsr_exec_move(tsr_exec *ex, const tsr_p2p_piece *x, int64_t nx, int tag) {
     int own = move_own(ex, x, nx);
     if (st == TSR_OK) st = own;
   }
-  ex->comm_s += tsr_comm_time() - t0;
-  ex->comm_bytes += moved;
+  tsr_exec_comm_done(ex, "move pieces", t0, moved); /* a --trace span of its own */
   return tsr_agree(st);
 }

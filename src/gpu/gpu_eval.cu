@@ -15,8 +15,16 @@
  * copy) keep their value in a register, as the fused reductions do; they
  * used to run through the register file in local memory. The same
  * operations in the same order (element<CHAIN>), so the same bits. */
+/* Two blocks of THREADS per SM (128 registers; 92 bytes of spills in the
+ * chain kernel, where four blocks' 64 registers spilled 412): left alone
+ * the kernel took 148-152 registers, one block per SM, whose 8 warps hid
+ * little of Philox's and log's latency. cumsum of 10^9 values on an H100
+ * (its materialized input): 10.4 % of the bandwidth against 6.9 % before
+ * (with the H200 between them: the ratio, not the seconds). */
+#define EVAL_MIN_BLOCKS 2
 template <bool CHAIN>
-__global__ void eval_kernel(const __grid_constant__ dprog p, dbox b, long long count, double *out) {
+__global__ void __launch_bounds__(THREADS, EVAL_MIN_BLOCKS)
+    eval_kernel(const __grid_constant__ dprog p, dbox b, long long count, double *out) {
   long long i = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= count) return;
   long long idx[TSR_MAXDIM], idx1[TSR_MAXDIM];

@@ -207,7 +207,7 @@ __device__ static inline bool gen_stream_fit(const dprog &p, const dbox &b) {
 template <int KIND, bool NORMAL>
 __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const dbox &b,
                                       long long i, long long hi, accum<KIND> &acc) {
-  long long left = (hi - i + THREADS - 1) / THREADS, at = i; /* at: the element's box index */
+  long long left = (hi - i + THREADS - 1) / THREADS;
   acc.counted(left);
   gen_walk w;
   gen_start(p, b, i, &w);

@@ -30,6 +30,7 @@
 #include "mpi/agree.h"
 #include "mpi/p2p.h"
 #include "mpi/tags.h"
+#include "util/trace.h"
 #include "util/workers.h"
 #include "exec/stage.h"
 #include "backend/backend.h"
@@ -138,6 +139,13 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   for (int64_t b = 0; b < nb && out; b++) tsr_be_release(ex->be, out[b]);
   free(blocks), free(out), free(small);
   return st;
+}
+
+/* --trace: one span per step of a product's wave (category phase), so
+ * that an account of a multi-GPU product sees where its time goes. */
+static double span_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
+static void span_end(const char *name, double t0) {
+  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
 }
 
 /* ---- transpose / matmul ---------------------------------------------------- */
@@ -335,14 +343,21 @@ static int mm_wave(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, 
     mm_box(p, tasks[i], 1, &b->by[i]);
     if (b->bx[i].rank == ex->rank) b->my[mine++] = tasks[i];
   }
-  double t0 = tsr_comm_time(), c0 = ex->comm_s;
+  double t0 = tsr_comm_time(), c0 = ex->comm_s, s0 = span_start();
   int st = tsr_stage_boxes_be(ex, p->x, b->bx, nt, b->xb);
   int sy = tsr_stage_boxes_be(ex, p->y, b->by, nt, b->yb);
   if (st == TSR_OK) st = sy;
+  span_end("matmul operands", s0);
+  s0 = span_start();
   if (st == TSR_OK) st = mm_products(ex, p, b, mine);
+  span_end("matmul products", s0);
   ex->compute_s += tsr_comm_time() - t0 - (ex->comm_s - c0);
+  s0 = span_start();
   st = tsr_agree(st);
+  span_end("matmul agree", s0);
+  s0 = span_start();
   if (st == TSR_OK) st = mm_reduce(ex, p, tasks, nt, b->part, acc);
+  span_end("matmul sums", s0);
   for (int64_t i = 0; i < W; i++) {
     tsr_be_release(ex->be, b->xb[i]), tsr_be_release(ex->be, b->yb[i]);
     tsr_be_release(ex->be, b->part[i]);
@@ -383,7 +398,12 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
     st = mm_wave(ex, &p, v.order + v.from[w], v.from[w + 1] - v.from[w], &b, v.W, acc);
   mm_bufs_free(&b);
   free(v.order), free(v.from);
-  if (st == TSR_OK) return finish_chunks(ex, n, acc);
+  if (st == TSR_OK) {
+    double s0 = span_start();
+    st = finish_chunks(ex, n, acc);
+    span_end("matmul finish", s0);
+    return st;
+  }
   for (int64_t c = 0; acc && c < nchunks; c++) tsr_be_release(ex->be, acc[c]);
   free(acc);
   return st;

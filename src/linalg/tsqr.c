@@ -243,8 +243,10 @@ static int tree_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t s, int64_
     e->dst = e->from == me && e->to == me ? NULL : in[j];
     if (e->from == me && e->to == me) e->n = 0; /* stacked from where it is */
   }
+  double t0 = step_start();
   st = tsr_agree(st); /* no rank waits for pieces a failed rank will not send */
   if (st == TSR_OK) st = move(pl, x, nx, TSR_TAG_TSQR_UP + L);
+  step_end("tsqr level move", t0);
   for (int64_t i = 0; i + s < nb; i += 2 * s) {
     t->rl[L][i] = cur[i];
     t->rr[L][i] = cur[i + s];
@@ -294,8 +296,11 @@ static int tree_up(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
   t0 = step_start();
-  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++)
+  for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) {
+    double tl = step_start();
     st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
+    step_end("tsqr level", tl);
+  }
   step_end("tsqr levels", t0);
   free(x), free(in), free(cur);
   return st;
