@@ -219,8 +219,10 @@ static int write_results(const tsr_options *opt, const tsr_exec *ex, struct tsr_
         items[n].nattrs = fit_attrs(a->fit, attrs + (size_t)n * FIT_ATTRS);
       }
     } else if (tsr_value_is_number(v)) {
+      /* a Python bool or int as NumPy's np.asarray makes it: bool, int64 */
+      int dt = v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
       scalars[i] = tsr_value_number(v);
-      items[n] = (tsr_result_item){b->name, 0, NULL, 0, &scalars[i], NULL, 0, NULL, NULL};
+      items[n] = (tsr_result_item){b->name, 0, NULL, dt, &scalars[i], NULL, 0, NULL, NULL};
     } else {
       continue;
     }

@@ -38,7 +38,7 @@ cmp -s names.txt want_names.txt || fail "datasets are '$(tr '\n' ' ' <names.txt)
 # header NAME: the shape and dtype lines.
 header() { "$H5READ" out.h5 "$1" | sed -n '1,2p' | tr '\n' ' '; }
 vals() { "$H5READ" out.h5 "$1" | sed '1,2d'; }
-expect_eq "$(header n)" "shape: () dtype: float64 " "n's header"
+expect_eq "$(header n)" "shape: () dtype: int64 " "n's header (a Python int: NumPy's np.asarray(7) is int64)"
 expect_eq "$(header s)" "shape: () dtype: int64 " "s's header"
 expect_eq "$(header v)" "shape: (5,) dtype: float64 " "v's header"
 expect_eq "$(header m)" "shape: (4, 3) dtype: float64 " "m's header"
