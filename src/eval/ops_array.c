@@ -84,6 +84,38 @@ int tsr_b_random(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   return random_array(c, call, a, RNG_UNIFORM, 0.0, 1.0, idx, out);
 }
 
+/* NumPy's legacy rand(d0, d1, ...) and randn(d0, d1, ...): the shape as
+ * separate positional dimensions (params d0..d3, chunks, seed, dtype);
+ * rand is random's uniform on (0, 1], randn normal(0, 1). */
+int tsr_b_rand_dims(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                    tsr_value *out) {
+  (void)call;
+  int64_t shape[TSR_MAXDIM];
+  int ndim = 0;
+  for (int i = 0; i < TSR_MAXDIM && a->given[i]; i++) {
+    long long d = 0;
+    TSR_CHECK(tsr_arg_int(c, a, i, def->params[i], &d));
+    if (d < 0)
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "negative dimensions are not allowed");
+    shape[ndim++] = d;
+  }
+  for (int i = ndim; i < TSR_MAXDIM; i++)
+    if (a->given[i])
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "%s: dimension %s given without %s",
+                           def->name, def->params[i], def->params[ndim]);
+  tsr_dtype dt = TSR_F64;
+  tsr_grid g;
+  uint32_t stream = 0;
+  tsr_node *n = NULL;
+  TSR_CHECK(tsr_arg_dtype(c, a, TSR_MAXDIM + 2, &dt));
+  TSR_CHECK(tsr_arg_chunks(c, a, TSR_MAXDIM, ndim, shape, dt, &g));
+  int st = tsr_random_stream(c, a, TSR_MAXDIM + 1, &stream);
+  if (st == TSR_OK) st = tsr_node_random(def->code, 0.0, 1.0, tsr_ctx_seed(c), stream, &g, dt, &n);
+  if (st == TSR_OK) tsr_set_array(out, n);
+  tsr_grid_free(&g);
+  return st;
+}
+
 /* zeros/ones(shape, chunks, dtype) and full(shape, fill_value, chunks, dtype) */
 int tsr_b_fill(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {

@@ -13,6 +13,8 @@
 int tsr_random_stream(tsr_ctx *c, tsr_args *a, int iseed, uint32_t *stream);
 int tsr_b_random2(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                   tsr_value *out);
+int tsr_b_rand_dims(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                    tsr_value *out);
 int tsr_b_random(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 int tsr_b_fill(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

@@ -122,6 +122,16 @@ bad_job "from import" 1 1 "'from' is not supported" 'from numpy import sum'
 bad_job "a list as an index" 1 14 "indexing with a list or tuple (NumPy's fancy indexing) is not supported" \
   'x = ones(10)[[1, 2]]'
 
+# NumPy's legacy rand/randn: the shape as separate dimensions, the same bits as
+# random(shape) and normal(0, 1, shape) on the same stream
+expect_eq "$(tsr eval 'np.random.rand(3, 4).shape')" "(3, 4)" "np.random.rand(3, 4).shape"
+expect_eq "$(tsr eval 'all(np.random.rand(50, 7, seed=3, chunks=(9, 4)) == random((50, 7), seed=3))')" \
+  "True" "rand(d0, d1) against random((d0, d1))"
+expect_eq "$(tsr eval 'all(np.random.randn(1000, seed=5) == normal(0, 1, 1000, seed=5))')" \
+  "True" "randn(d0) against normal(0, 1, d0)"
+expect_eq "$(tsr eval 'np.random.randn().ndim')" "0" "randn() is 0-d"
+bad_job "a negative rand dimension" 1 23 "negative dimensions are not allowed" 'x = np.random.rand(2, -1)'
+
 info=$("$TESSERA" info)
 printf '%s\n' "$info" | grep -qF 'prefixes: np.NAME, numpy.NAME, da.NAME, dask.array.NAME (every operation above but the random generators); np.random.NAME, numpy.random.NAME, da.random.NAME, dask.array.random.NAME (the random generators)' ||
   soft_fail "tessera info lists no prefixes: $(printf '%s\n' "$info" | tail -3)"
