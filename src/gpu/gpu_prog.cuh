@@ -225,22 +225,18 @@ __device__ static double leaf_value(const dprog &p, const dleaf &l, const long l
   return l.cast ? tsr_dtype_cast(v, l.cast) : v;
 }
 
+/* An operation (unary or binary) of a program on the register file r. */
+__device__ static inline double instr_value(const dprog &p, const dinstr &ins, const double *r) {
+  double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
+  if (ins.kind == I_UNARY) return tsr_ew_unary(ins.op, x);
+  return tsr_ew_binary(ins.op, x, p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y]);
+}
+
 __device__ static double eval_element(const dprog &p, const long long *idx) {
   double r[MAX_REGS];
   for (int i = 0; i < p.ninstr; i++) {
     const dinstr &ins = p.code[i];
-    double v;
-    if (ins.kind == I_LEAF) {
-      v = leaf_value(p, p.leaf[ins.x], idx);
-    } else {
-      double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x];
-      if (ins.kind == I_UNARY) {
-        v = tsr_ew_unary(ins.op, x);
-      } else {
-        double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
-        v = tsr_ew_binary(ins.op, x, y);
-      }
-    }
+    double v = ins.kind == I_LEAF ? leaf_value(p, p.leaf[ins.x], idx) : instr_value(p, ins, r);
     r[ins.dst] = ins.cast ? tsr_dtype_cast(v, ins.cast) : v;
   }
   return r[p.result];
@@ -342,13 +338,7 @@ __device__ static double dag_rest(const dprog &p, double v) {
   r[p.code[0].dst] = v;
   for (int i = 1; i < p.ninstr; i++) {
     const dinstr &ins = p.code[i];
-    double x = p.reg_const[ins.x] ? p.reg_value[ins.x] : r[ins.x], w;
-    if (ins.kind == I_UNARY) {
-      w = tsr_ew_unary(ins.op, x);
-    } else {
-      double y = p.reg_const[ins.y] ? p.reg_value[ins.y] : r[ins.y];
-      w = tsr_ew_binary(ins.op, x, y);
-    }
+    double w = instr_value(p, ins, r);
     r[ins.dst] = ins.cast ? tsr_dtype_cast(w, ins.cast) : w;
   }
   return r[p.result];

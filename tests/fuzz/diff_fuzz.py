@@ -405,15 +405,26 @@ def reduce(op, x, axis=None, keepdims=False, ddof=0):
             # mean's rounding (g max|x|): var moves by 2 sum|d| delta + sum delta^2
             maxabs = np.max(fin(a), axis=ax, keepdims=True)
             delta = ea + np.mean(ea, axis=ax, keepdims=True) + g * maxabs
-            ev = 2.0 * np.sum(smul(d, delta), **kw) + np.sum(delta * delta, **kw)
-            ev = (ev + 4.0 * g * np.sum(fin(d * d), **kw)) / neff
-            if op == "var":
-                return finish_op(var, ev, dt, ~np.isinf(ev))
-            sd = np.sqrt(var)
-            esd = np.minimum(np.sqrt(ev), np.where(sd > 0, ev / (2.0 * sd), np.inf)) + U64 * fin(sd)
-            esd = np.where(ev == 0, U64 * fin(sd), esd)
-            return finish_op(sd, esd, dt, ~np.isinf(ev))
+            ev = var_bound(d, delta, g, neff, kw)
+            return var_or_std(op == "var", var, ev, dt)
     raise FuzzError("unknown reduction " + op)
+
+
+def var_bound(d, delta, g, neff, kw):
+    """The bound of a variance from deviations d, each off by delta: 2 sum|d| delta +
+    sum delta^2 and the rounding of the squares' sum, over neff."""
+    ev = 2.0 * np.sum(smul(d, delta), **kw) + np.sum(delta * delta, **kw)
+    return (ev + 4.0 * g * np.sum(fin(d * d), **kw)) / neff
+
+
+def var_or_std(is_var, var, ev, dt):
+    """var with its bound ev, or its square root with the root's bound."""
+    if is_var:
+        return finish_op(var, ev, dt, ~np.isinf(ev))
+    sd = np.sqrt(var)
+    esd = np.minimum(np.sqrt(ev), np.where(sd > 0, ev / (2.0 * sd), np.inf)) + U64 * fin(sd)
+    esd = np.where(ev == 0, U64 * fin(sd), esd)
+    return finish_op(sd, esd, dt, ~np.isinf(ev))
 
 
 def matmul(x, y):
@@ -579,16 +590,10 @@ def nan_reduce(op, x, axis, keepdims, ddof, ev):
             var = np.where(neff > 0, np.sum(d * d, **kw) / neff, np.nan)
             maxabs = np.max(fin(a0), axis=ax, keepdims=True, initial=0.0)
             delta = np.where(keep, ea0 + np.sum(ea0, **kk) / ck + g * maxabs, 0.0)
-            ev = 2.0 * np.sum(smul(d, delta), **kw) + np.sum(delta * delta, **kw)
-            ev = (ev + 4.0 * g * np.sum(fin(d * d), **kw)) / neff
+            ev = var_bound(d, delta, g, neff, kw)
             ev = np.where(neff > 0, ev, flag(anyunc))
             ev = np.where(np.isnan(ev), np.inf, ev)
-            if op == "nanvar":
-                return finish_op(var, ev, dt, ~np.isinf(ev))
-            sd = np.sqrt(var)
-            esd = np.minimum(np.sqrt(ev), np.where(sd > 0, ev / (2.0 * sd), np.inf)) + U64 * fin(sd)
-            esd = np.where(ev == 0, U64 * fin(sd), esd)
-            return finish_op(sd, esd, dt, ~np.isinf(ev))
+            return var_or_std(op == "nanvar", var, ev, dt)
         if op in ("prod", "nanprod"):
             if op == "nanprod":
                 a, ea = np.where(keep, a, 1.0), ea0

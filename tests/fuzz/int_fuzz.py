@@ -693,17 +693,7 @@ class Gen:
             if keep and self.chance(0.5):
                 text = "%s(%s, axis=None%s)" % (f, a.text, kw)
         else:
-            if keep:
-                ones = [i for i, x in enumerate(shape) if x == 1]
-                if not ones:
-                    raise Reject("keepdims")
-                ax = self.r.choice(ones)
-                src = list(shape)
-                src[ax] = self.r.choice([0, 1, 2, 3, 5])
-            else:
-                ax = self.r.randint(0, len(shape))
-                src = list(shape)
-                src.insert(ax, self.r.choice([0, 1, 2, 3, 5]))
+            ax, src = self.reduced_source(shape, keep, [0, 1, 2, 3, 5], [0, 1, 2, 3, 5])
             src = tuple(src)
             if nelem(src) > 2 * MAX_ELEMS or len(src) > 4:
                 raise Reject("big")
@@ -714,6 +704,22 @@ class Gen:
                 text = "(%s).%s(axis=%s%s)" % (a.text, f, self.axis_text(ax, len(src)),
                                                ", keepdims=True" if keep else "")
         return self.ok(text, self.red_unwrapped(f, a))
+
+    def reduced_source(self, shape, keep, kept_sizes, new_sizes):
+        """The axis ax and the operand's shape of a reduction to shape: with keepdims one
+        of shape's length-1 axes grown to a size of kept_sizes, else a new axis of a
+        size of new_sizes inserted."""
+        src = list(shape)
+        if keep:
+            ones = [i for i, x in enumerate(shape) if x == 1]
+            if not ones:
+                raise Reject("keepdims")
+            ax = self.r.choice(ones)
+            src[ax] = self.r.choice(kept_sizes)
+        else:
+            ax = self.r.randint(0, len(shape))
+            src.insert(ax, self.r.choice(new_sizes))
+        return ax, src
 
     def red_unwrapped(self, f, a):
         un = None
@@ -741,17 +747,7 @@ class Gen:
             else:
                 q = self.r.choice(vals)
         keep = self.chance(0.3)
-        if keep:
-            ones = [i for i, x in enumerate(rshape) if x == 1]
-            if not ones:
-                raise Reject("keepdims")
-            ax = self.r.choice(ones)
-            src = list(rshape)
-            src[ax] = self.r.choice([1, 2, 3, 4, 5])
-        else:
-            ax = self.r.randint(0, len(rshape))
-            src = list(rshape)
-            src.insert(ax, self.r.choice([1, 2, 3, 4, 5, 6]))
+        ax, src = self.reduced_source(rshape, keep, [1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6])
         if len(src) > 4:
             raise Reject("ndim")
         a = self.gen(tuple(src), depth)
