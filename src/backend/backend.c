@@ -293,6 +293,37 @@ int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const do
   return st;
 }
 
+int tsr_be_has_gram(const tsr_backend_ops *be) {
+  return be->gram && be->cholesky && be->trsm_upper_right;
+}
+
+int tsr_be_gram(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *g) {
+  BE_NEED(be, gram);
+  double t0 = DENSE_T0;
+  int st = be->gram(m, n, a, g);
+  dense_done("gram", t0);
+  return st;
+}
+
+int tsr_be_cholesky(const tsr_backend_ops *be, int64_t n, double *a, int *ok) {
+  *ok = 0;
+  BE_NEED(be, cholesky);
+  double t0 = DENSE_T0;
+  int st = be->cholesky(n, a, ok);
+  dense_done("cholesky", t0);
+  return st;
+}
+
+int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
+                            double *a) {
+  BE_NEED(be, trsm_upper_right);
+  if (m <= 0 || n <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->trsm_upper_right(m, n, r, a);
+  dense_done("trsm_upper_right", t0);
+  return st;
+}
+
 int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int op, double identity, int nan) {
   BE_NEED(be, scan);

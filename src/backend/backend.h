@@ -198,7 +198,14 @@ typedef struct tsr_backend_ops {
    *   triangular correction: Q = q c with c (n x n, upper triangular) when
    *   *has_c is set on return, so that a caller who multiplies Q by a small
    *   matrix anyway (the TSQR down-sweep) applies c to that matrix instead
-   *   of to the m rows of q (CholeskyQR2's second pass). */
+   *   of to the m rows of q (CholeskyQR2's second pass).
+   * gram (optional, with cholesky and trsm_upper_right: TSQR's Gram path):
+   *   g (n x n, full and symmetric) = a^T a for a (m x n).
+   * cholesky: in place on a (n x n, symmetric): the upper triangular r
+   *   with r^T r = a, zeros below; *ok = 0 (a then undefined) when a is not
+   *   positive definite.
+   * trsm_upper_right: a (m x n) <- a r^-1 in place, r (n x n) upper
+   *   triangular. */
   int (*qr)(int64_t m, int64_t n, const double *a, double *q, double *r);
   int (*svd)(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
   int (*gemm)(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
@@ -210,6 +217,9 @@ typedef struct tsr_backend_ops {
   int (*scale_cols)(int64_t m, int64_t n, double *a, const double *f);
   int (*qr_deferred)(int64_t m, int64_t n, const double *a, double *q, double *r, double *c,
                      int *has_c);
+  int (*gram)(int64_t m, int64_t n, const double *a, double *g);
+  int (*cholesky)(int64_t n, double *a, int *ok);
+  int (*trsm_upper_right)(int64_t m, int64_t n, const double *r, double *a);
   /* glm_pass: one data pass of a GLM fit over row blocks (tsr_glm_pass):
    * each block's sums in a fixed order, so that a block gives the same bits
    * whichever rank or thread computes it and whatever else is in the pass.
@@ -325,6 +335,12 @@ int tsr_be_scale_cols(const tsr_backend_ops *be, int64_t m, int64_t n, double *a
 int tsr_be_has_qr_deferred(const tsr_backend_ops *be);
 int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *q,
                        double *r, double *c, int *has_c);
+/* Whether the backend has gram, cholesky and trsm_upper_right. */
+int tsr_be_has_gram(const tsr_backend_ops *be);
+int tsr_be_gram(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *g);
+int tsr_be_cholesky(const tsr_backend_ops *be, int64_t n, double *a, int *ok);
+int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
+                            double *a);
 int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass);
 int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int op, double identity, int nan);

@@ -15,6 +15,9 @@ int tsr_cpu_qr(int64_t m, int64_t n, const double *a, double *q, double *r);
 int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
 int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc);
+int tsr_cpu_gram(int64_t m, int64_t n, const double *a, double *g);
+int tsr_cpu_cholesky(int64_t n, double *a, int *ok);
+int tsr_cpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a);
 int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
                    int64_t ldd);
 int tsr_cpu_axpy(size_t n, const double *x, double *y);

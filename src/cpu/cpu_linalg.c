@@ -1,7 +1,8 @@
 /*
  * cpu_linalg.c - the CPU backend's dense kernels for src/linalg (backend.h):
- * thin QR (dgeqrf + dorgqr), SVD (dgesdd) and GEMM (dgemm) through
- * LAPACKE/CBLAS on row-major host matrices.
+ * thin QR (dgeqrf + dorgqr), SVD (dgesdd), GEMM (dgemm) and the Gram
+ * path's Gram matrix (dsyrk), Cholesky factor (dpotrf) and triangular
+ * solve (dtrsm) through LAPACKE/CBLAS on row-major host matrices.
  *
  * Every call runs with one BLAS thread: OpenBLAS's results can depend on its
  * thread count, and ranks x threads varies with the launch, so the
@@ -90,6 +91,37 @@ int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, 
   return TSR_OK;
 }
 
+int tsr_cpu_gram(int64_t m, int64_t n, const double *a, double *g) {
+  tsr_cpu_one_blas_thread();
+  if (n == 0) return TSR_OK;
+  if (m == 0) {
+    memset(g, 0, sizeof(double) * (size_t)(n * n));
+    return TSR_OK;
+  }
+  cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)m, 1.0, a, (int)n, 0.0, g,
+              (int)n);
+  for (int64_t i = 1; i < n; i++) /* the lower triangle mirrors the upper one */
+    for (int64_t j = 0; j < i; j++) g[i * n + j] = g[j * n + i];
+  return TSR_OK;
+}
+
+int tsr_cpu_cholesky(int64_t n, double *a, int *ok) {
+  tsr_cpu_one_blas_thread();
+  lapack_int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', (lapack_int)n, a, (lapack_int)n);
+  if (info < 0) return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dpotrf failed (info %d)", (int)info);
+  *ok = info == 0;
+  for (int64_t i = 1; i < n; i++)
+    for (int64_t j = 0; j < i; j++) a[i * n + j] = 0.0;
+  return TSR_OK;
+}
+
+int tsr_cpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a) {
+  tsr_cpu_one_blas_thread();
+  cblas_dtrsm(CblasRowMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)m, (int)n,
+              1.0, r, (int)n, a, (int)n);
+  return TSR_OK;
+}
+
 #else
 
 static int no_lapack(void) {
@@ -111,6 +143,22 @@ int tsr_cpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, dou
 int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,
                  int64_t ldb, double beta, double *c, int64_t ldc) {
   (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+  return no_lapack();
+}
+
+int tsr_cpu_gram(int64_t m, int64_t n, const double *a, double *g) {
+  (void)m, (void)n, (void)a, (void)g;
+  return no_lapack();
+}
+
+int tsr_cpu_cholesky(int64_t n, double *a, int *ok) {
+  (void)n, (void)a;
+  *ok = 0;
+  return no_lapack();
+}
+
+int tsr_cpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a) {
+  (void)m, (void)n, (void)r, (void)a;
   return no_lapack();
 }
 

@@ -28,6 +28,7 @@ typedef struct tsr_exec {
   double progress_interval; /* seconds between progress lines in a log; 0: 10 */
   int hdf5_independent;     /* independent HDF5 reads even with parallel HDF5 */
   int host_exchange;        /* rechunk pieces through host copies and MPI */
+  int tsqr_gram;            /* thin SVDs by TSQR's Gram path (linalg/tsqr.h), not the tree */
   tsr_fit_path *fit_path;   /* a sweep's batch: its trials' fits (graph/fit.h), or NULL */
   /* totals */
   double compute_s;    /* time spent computing */

@@ -50,7 +50,8 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   }
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  tsr_gpu_memory_start(cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit : free_b / 10 * 9);
+  tsr_gpu_memory_start(cfg->mem_limit && cfg->mem_limit < free_b ? cfg->mem_limit
+                                                                 : free_b / 10 * 9);
   tsr_gpu_no_walk = cfg->no_walk;
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
@@ -118,6 +119,9 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .col_absmax = tsr_gpu_col_absmax,
     .scale_cols = tsr_gpu_scale_cols,
     .qr_deferred = tsr_gpu_qr_deferred,
+    .gram = tsr_gpu_gram,
+    .cholesky = tsr_gpu_cholesky,
+    .trsm_upper_right = tsr_gpu_trsm_upper_right,
     .glm_pass = tsr_gpu_glm_pass,
     .scan = tsr_gpu_scan,
     .scan_carry = tsr_gpu_scan_carry,

@@ -129,6 +129,21 @@ int tsr_gpu_upper_zero(int64_t rows, int64_t cols, int64_t ld, double *a) {
   return TSR_OK;
 }
 
+__global__ static void lower_mirror_kernel(long long n, double *a) {
+  long long total = n * n;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    long long col = e / n, row = e % n;
+    if (row < col) a[col * n + row] = a[row * n + col];
+  }
+}
+
+int tsr_gpu_lower_mirror(int64_t n, double *a) {
+  lower_mirror_kernel<<<tsr_gpu_grid_for(n * n, THREADS), THREADS, 0, cudaStreamPerThread>>>(n, a);
+  CUDA_CHECK(cudaGetLastError());
+  return TSR_OK;
+}
+
 __global__ static void identity_kernel(long long n, double *a) {
   long long total = n * n;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;

@@ -28,6 +28,10 @@
  *         column-major a^T (n x m, tall), a^T = U' S V'^T gives a = V' S
  *         U'^T, so vt is U' as stored and u is V' transposed; for m > n a is
  *         transposed first.
+ *   Gram  TSQR's Gram path (linalg/tsqr_gram.c): gram is syrk on X with its
+ *         triangle mirrored, cholesky potrf on the column-major view (L is
+ *         R^T, so its buffer is the row-major R), trsm_upper_right the
+ *         explicit inverse applied in GEMM panels as for CholeskyQR2.
  *
  * Each host thread has its own cuSOLVER and cuBLAS handles on its own
  * stream (cudaStreamPerThread: linalg calls from OpenMP workers), so blocks
@@ -80,7 +84,7 @@ extern "C" {
   X(blas_lib, cublasSetStream, "cublasSetStream_v2")                          \
   X(blas_lib, cublasDgeam, "cublasDgeam")                                     \
   X(blas_lib, cublasDgemm, "cublasDgemm_v2")                                  \
-  X(blas_lib, cublasDgemmStridedBatched, "cublasDgemmStridedBatched")          \
+  X(blas_lib, cublasDgemmStridedBatched, "cublasDgemmStridedBatched")         \
   X(blas_lib, cublasDsyrk, "cublasDsyrk_v2")                                  \
   X(blas_lib, cublasDtrsm, "cublasDtrsm_v2")                                  \
   X(blas_lib, cublasDtrmm, "cublasDtrmm_v2")
@@ -235,7 +239,7 @@ done:
  * O(u cond(A)^2) either way, which the second pass (L close to I) removes;
  * the conditioning check above keeps cond(A) far below 1e8. */
 #define TSR_QR_PANEL 16384
-static int apply_inverse(handles *h, int64_t m, int64_t n, double *x, double *l, double *linv,
+static int apply_inverse(handles *h, int64_t m, int64_t n, double *x, const double *l, double *linv,
                          double *tmp) {
   int st = TSR_OK;
   const double one = 1.0, zero = 0.0;
@@ -427,6 +431,76 @@ extern "C" int tsr_gpu_qr(int64_t m, int64_t n, const double *a, double *q, doub
   return householder(h, m, n, a, q, r);
 }
 
+/* ---- the Gram path of TSQR ------------------------------------------------------ */
+
+/* g = a^T a: the row-major a (m x n) is the column-major X = a^T (n x m),
+ * so g = X X^T, syrk's lower triangle mirrored to the upper one. */
+extern "C" int tsr_gpu_gram(int64_t m, int64_t n, const double *a, double *g) {
+  if (n == 0) return TSR_OK;
+  handles *h;
+  TSR_CHECK(get_handles(&h));
+  int st = TSR_OK;
+  const double one = 1.0, zero = 0.0;
+  CUBLAS_CHECK_GOTO(st,
+                    L.cublasDsyrk(h->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, (int)n, (int)m,
+                                  &one, a, (int)n, &zero, g, (int)n),
+                    done);
+  TSR_CHECK_GOTO(st, tsr_gpu_lower_mirror(n, g), done);
+  st = sync_stream();
+done:
+  return st;
+}
+
+/* potrf LOWER on the column-major view (the matrix is symmetric) gives L
+ * with L L^T = a; L column-major is R = L^T row-major upper, R^T R = a. The
+ * column-major strict upper triangle (row-major below the diagonal) is
+ * zeroed. */
+extern "C" int tsr_gpu_cholesky(int64_t n, double *a, int *ok) {
+  *ok = 0;
+  if (n == 0) return *ok = 1, TSR_OK;
+  handles *h;
+  TSR_CHECK(get_handles(&h));
+  int st = TSR_OK, lwork = 0, info = 0;
+  double *work = NULL;
+  int *d_info = NULL;
+  TSR_CHECK_GOTO(st, dalloc(1, "Cholesky factor", n, n, (double **)&d_info), done);
+  TSR_CHECK_GOTO(st, potrf_work(h, n, a, &work, &lwork), done);
+  CUSOLVER_CHECK_GOTO(
+      st,
+      L.cusolverDnDpotrf(h->solver, CUBLAS_FILL_MODE_LOWER, (int)n, a, (int)n, work, lwork, d_info),
+      done);
+  TSR_CHECK_GOTO(st, read_info(d_info, &info), done);
+  if (info < 0) {
+    st = TSR_ERROR(TSR_ERR_INTERNAL, "cuSOLVER potrf failed (info %d)", info);
+    goto done;
+  }
+  *ok = info == 0;
+  TSR_CHECK_GOTO(st, tsr_gpu_upper_zero(n, n, n, a), done);
+  st = sync_stream();
+done:
+  tsr_gpu_release(work), tsr_gpu_release((double *)d_info);
+  return st;
+}
+
+/* a <- a R^-1 (row-major): on the column-major views X = a^T (n x m) and
+ * L = R^T (R's buffer), X <- L^-1 X, by apply_inverse's explicit inverse
+ * and GEMM panels. */
+extern "C" int tsr_gpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a) {
+  if (m == 0 || n == 0) return TSR_OK;
+  handles *h;
+  TSR_CHECK(get_handles(&h));
+  int st = TSR_OK;
+  int64_t panel = m < TSR_QR_PANEL ? m : TSR_QR_PANEL;
+  double *linv = NULL, *tmp = NULL;
+  TSR_CHECK_GOTO(st, dalloc((size_t)(n * n), "triangular solve", m, n, &linv), done);
+  TSR_CHECK_GOTO(st, dalloc((size_t)(n * panel), "triangular solve", m, n, &tmp), done);
+  TSR_CHECK_GOTO(st, apply_inverse(h, m, n, a, r, linv, tmp), done);
+  st = sync_stream();
+done:
+  tsr_gpu_release(linv), tsr_gpu_release(tmp);
+  return st;
+}
+
 /* ---- SVD ------------------------------------------------------------------- */
 
 /* SVD of the column-major rows x cols (rows >= cols) matrix c (destroyed):
@@ -527,10 +601,9 @@ done:
 
 /* ---- GEMM ------------------------------------------------------------------ */
 
-extern "C" int tsr_gpu_gemm_tn_async(int64_t m, int64_t n, int64_t k, const double *a,
-                                     int64_t lda, int64_t sa, const double *b, int64_t ldb,
-                                     int64_t sb, double *c, int64_t ldc, int64_t sc,
-                                     int64_t batch) {
+extern "C" int tsr_gpu_gemm_tn_async(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda,
+                                     int64_t sa, const double *b, int64_t ldb, int64_t sb,
+                                     double *c, int64_t ldc, int64_t sc, int64_t batch) {
   if (m == 0 || n == 0 || k == 0 || batch == 0) return TSR_OK;
   handles *h;
   TSR_CHECK(get_handles(&h));

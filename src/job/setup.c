@@ -97,12 +97,21 @@ static int knob_program_limit(const char *name, tsr_prog_limits *out) {
   return bad_knob(name, v, expected);
 }
 
+/* TESSERA_TSQR: gram or tree as asked; auto (or unset) is the Gram path on
+ * the CPU backend, the tree on the others (the CUDA backend's Gram path is
+ * not measured on GPUs yet). */
+static int tsqr_gram(const tsr_knobs *k, const tsr_backend_ops *be) {
+  if (k->tsqr && strcmp(k->tsqr, "auto")) return !strcmp(k->tsqr, "gram");
+  return !strcmp(tsr_be_name(be), "cpu");
+}
+
 int tsr_knobs_read(tsr_knobs *k) {
   memset(k, 0, sizeof *k);
   TSR_CHECK(knob_bool("TESSERA_GPUS_SHARED", 0, &k->gpus_shared));
   TSR_CHECK(knob_word("TESSERA_FAULT", tsr_be_fault_ops, &k->fault));
   TSR_CHECK(knob_seconds("TESSERA_PROGRESS_INTERVAL", 10.0, &k->progress_interval));
   TSR_CHECK(knob_bool("TESSERA_HOST_EXCHANGE", 0, &k->host_exchange));
+  TSR_CHECK(knob_word("TESSERA_TSQR", "auto tree gram", &k->tsqr));
   TSR_CHECK(knob_bool("TESSERA_HDF5_INDEPENDENT", 0, &k->hdf5_independent));
   TSR_CHECK(knob_program_limit("TESSERA_PROGRAM_LIMIT", &k->program_limit));
   TSR_CHECK(knob_bool("TESSERA_GPU_NO_WALK", 0, &k->gpu_no_walk));
@@ -230,6 +239,7 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   ex->progress_interval = k.progress_interval;
   ex->hdf5_independent = k.hdf5_independent;
   ex->host_exchange = k.host_exchange;
+  ex->tsqr_gram = tsqr_gram(&k, ex->be);
   tsr_backend_config cfg = {.threads = ex->threads,
                             .mem_limit = opt->mem_limit,
                             .fault = k.fault,

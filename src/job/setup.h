@@ -16,6 +16,7 @@ typedef struct tsr_knobs {
   const char *fault;        /* TESSERA_FAULT: a backend op made to fail (tests) */
   double progress_interval; /* TESSERA_PROGRESS_INTERVAL: seconds between progress lines in logs */
   int host_exchange;        /* TESSERA_HOST_EXCHANGE: rechunk pieces as host copies (tests) */
+  const char *tsqr;         /* TESSERA_TSQR: auto, tree or gram, the thin SVD's TSQR path */
   int hdf5_independent;     /* TESSERA_HDF5_INDEPENDENT: independent, not collective, reads */
   tsr_prog_limits program_limit; /* TESSERA_PROGRAM_LIMIT: smaller programs than the backend's
                                   * own, so that split programs run anywhere (tests) */

@@ -113,7 +113,7 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   const tsr_grid *g = &x->grid;
   int svd = first->op == LA_SVD_U, borrowed = 0;
   int64_t nb = g->nchunks[0], n = g->shape[1];
-  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, ex->be, ex, 0};
+  tsr_tsqr_plan pl = {nb, n, g->sizes[0], ex->rank, ex->size, ex->be, ex, 0, ex->tsqr_gram};
   int64_t K = tsr_tsqr_rank_bound(&pl), k = svd && first->a > 0 ? (int64_t)first->a : K;
   int64_t nsmall = svd ? k + k * n : K * n;
   double **blocks = calloc((size_t)nb + 1, sizeof(double *)),

@@ -10,6 +10,9 @@
  * Messages between tree nodes travel with tsr_exec_move, all the pairs of
  * one tree level at once (the R's or M's of several tree nodes between the
  * same two ranks are packed in block order).
+ *
+ * The thin SVD goes the Gram path (tsqr_gram.c) instead when the plan asks
+ * and the matrix is well enough conditioned; svd_flip ends both.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg/tsqr_gram.h"
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
@@ -461,17 +465,10 @@ static int root_bcast(const tsr_tsqr_plan *pl, int st, double *small, int64_t ns
   return tsr_agree(st);
 }
 
-int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **blocks, double **out,
-             double *small) {
+/* The tree up, the root, the tree down. */
+static int tree_svd_or_qr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **blocks,
+                          double **out, double *small) {
   int64_t n = pl->ncols, K = tsr_tsqr_rank_bound(pl);
-  if (pl->nblocks <= 0 || K <= 0) return TSR_ERROR(TSR_ERR_VALUE, "cannot factor an empty matrix");
-  if (mode == TSR_TSQR_QR) k = K;
-  if (k < 1 || k > K)
-    return TSR_ERROR(TSR_ERR_VALUE, "k must be 1 to %lld, got %lld", (long long)K, (long long)k);
-  for (int64_t b = 0; b < pl->nblocks; b++) {
-    out[b] = NULL;
-    if (pl->rows[b] <= 0) return TSR_ERROR(TSR_ERR_VALUE, "empty row block %lld", (long long)b);
-  }
   tree t;
   memset(&t, 0, sizeof t);
   t.pl = pl;
@@ -492,10 +489,29 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **bl
   }
   step_end("tsqr down", t0);
   bfree(pl, m0);
-  t0 = step_start();
+  tree_free(&t);
+  return st;
+}
+
+int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **blocks, double **out,
+             double *small) {
+  int64_t n = pl->ncols, K = tsr_tsqr_rank_bound(pl);
+  if (pl->nblocks <= 0 || K <= 0) return TSR_ERROR(TSR_ERR_VALUE, "cannot factor an empty matrix");
+  if (mode == TSR_TSQR_QR) k = K;
+  if (k < 1 || k > K)
+    return TSR_ERROR(TSR_ERR_VALUE, "k must be 1 to %lld, got %lld", (long long)K, (long long)k);
+  for (int64_t b = 0; b < pl->nblocks; b++) {
+    out[b] = NULL;
+    if (pl->rows[b] <= 0) return TSR_ERROR(TSR_ERR_VALUE, "empty row block %lld", (long long)b);
+  }
+  int use_tree = 1, st = TSR_OK;
+  /* The Gram path: SVD only, and only where R is square (rows >= columns). */
+  if (mode == TSR_TSQR_SVD && pl->gram && K == n && tsr_be_has_gram(pl->be))
+    st = tsr_tsqr_gram(pl, k, blocks, out, small, &use_tree);
+  if (st == TSR_OK && use_tree) st = tree_svd_or_qr(pl, mode, k, blocks, out, small);
+  double t0 = step_start();
   if (st == TSR_OK && mode == TSR_TSQR_SVD) st = svd_flip(pl, k, out, small + k);
   step_end("svd_flip", t0);
-  tree_free(&t);
   if (st != TSR_OK)
     for (int64_t b = 0; b < pl->nblocks; b++) {
       bfree(pl, out[b]);

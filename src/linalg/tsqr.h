@@ -37,6 +37,7 @@ typedef struct tsr_tsqr_plan {
   const tsr_backend_ops *be; /* whose dense ops run the local kernels, on its memory */
   tsr_exec *ex;              /* moves pieces between ranks (NULL: host memory, MPI) */
   int take_blocks;           /* the blocks are the tree's: leaves factor them in place */
+  int gram;                  /* SVD by the Gram path where it applies (see above) */
 } tsr_tsqr_plan;
 
 /* What tsr_tsqr computes: the thin QR (q, r) or the thin SVD (u, s, vt)

@@ -10,5 +10,6 @@
 #define TSR_TAG_TSQR_UP 7300   /* TSQR tree, upward level L: + L (linalg/tsqr.c) */
 #define TSR_TAG_TSQR_DOWN 7400 /* TSQR tree, downward level L: + L (linalg/tsqr.c) */
 #define TSR_TAG_MATMUL 7500    /* matmul operand blocks (linalg/linalg.c) */
+#define TSR_TAG_TSQR_GRAM 7600 /* TSQR Gram path: the blocks' Gram matrices (linalg/tsqr_gram.c) */
 
 #endif

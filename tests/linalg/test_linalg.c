@@ -74,13 +74,15 @@ static void lapack_sv(const double *a, double *s) {
   free(w), free(u), free(vt);
 }
 
-static tsr_tsqr_plan plan(void) {
-  return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu"), NULL, 0};
+static tsr_tsqr_plan plan(int gram) {
+  return (tsr_tsqr_plan){NB, N, ROWS, 0, 1, tsr_backend_find("cpu"), NULL, 0, gram};
 }
 
-/* Runs the tree over the row blocks of a; q receives the stacked blocks. */
-static void run_tsqr(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, double *small) {
-  tsr_tsqr_plan pl = plan();
+/* Runs TSQR (the tree, or with gram the Gram path where it applies) over the
+ * row blocks of a; q receives the stacked blocks. */
+static void run_path(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, double *small,
+                     int gram) {
+  tsr_tsqr_plan pl = plan(gram);
   double *blocks[NB], *out[NB];
   int64_t off = 0, kout = mode == TSR_TSQR_QR ? N : k;
   for (int b = 0; b < NB; b++) {
@@ -97,6 +99,10 @@ static void run_tsqr(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, 
     free(out[b]);
     free(blocks[b]);
   }
+}
+
+static void run_tsqr(const double *a, tsr_tsqr_mode mode, int64_t k, double *q, double *small) {
+  run_path(a, mode, k, q, small, 0);
 }
 
 /* max |Q^T Q - I| of an M x k matrix. */
@@ -208,10 +214,36 @@ START_TEST(qr_reconstructs_with_orthonormal_q_and_nonnegative_diagonal) {
 }
 END_TEST
 
+/* The Gram path (CholeskyQR2 over all blocks): LAPACK's values, orthonormal
+ * u and a reconstruction to 1e-12 on the well-conditioned case 0, bits of
+ * its own; on the others (cond(A) >= 1e9, rank deficient: R1's diagonal
+ * spreads over 1e4 or G is singular) it falls back to the tree's bits. */
+START_TEST(gram_path_matches_lapack_or_falls_back_to_the_tree) {
+  double sigma[N], want[N], small[N + N * N], tsmall[N + N * N];
+  double *a = malloc(sizeof(double) * M * N), *u = malloc(sizeof(double) * M * N),
+         *tu = malloc(sizeof(double) * M * N);
+  spectrum(_i, sigma);
+  known_spectrum(sigma, a);
+  lapack_sv(a, want);
+  run_path(a, TSR_TSQR_SVD, N, u, small, 1);
+  run_path(a, TSR_TSQR_SVD, N, tu, tsmall, 0);
+  int same = !memcmp(u, tu, sizeof(double) * M * N) && !memcmp(small, tsmall, sizeof small);
+  if (_i == 0) {
+    ck_assert_msg(!same, "the Gram path gave the tree's bits on a well-conditioned matrix");
+    for (int l = 0; l < N; l++) ck_assert(fabs(small[l] - want[l]) <= 1e-12 * want[0]);
+    double re = recon_error(a, u, small, small + N, N), oe = orth_error(u, N);
+    ck_assert_msg(re <= 1e-12, "reconstruction error %g", re);
+    ck_assert_msg(oe <= 1e-12, "||U^T U - I||_max = %g", oe);
+  } else
+    ck_assert_msg(same, "case %d: no fallback to the tree", _i);
+  free(a), free(u), free(tu);
+}
+END_TEST
+
 START_TEST(wide_and_single_block_matrices) {
   /* 3 x 7 in one block: K = 3 < ncols; s matches LAPACK. */
   int64_t rows[1] = {3};
-  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, tsr_backend_find("cpu"), NULL, 0};
+  tsr_tsqr_plan pl = {1, 7, rows, 0, 1, tsr_backend_find("cpu"), NULL, 0, 1};
   double a[21], w[21], s[3], uu[9], vv[21], small[3 + 21], *blocks[1] = {a}, *out[1];
   for (int i = 0; i < 21; i++) a[i] = w[i] = gauss();
   ck_assert_int_eq(tsr_tsqr_rank_bound(&pl), 3);
@@ -337,6 +369,7 @@ static Suite *linalg_suite(void) {
   tcase_add_loop_test(tc, svd_matches_lapack_on_known_spectra, 0, 4);
   tcase_add_test(tc, truncated_svd_is_the_leading_part_of_the_full_one);
   tcase_add_loop_test(tc, qr_reconstructs_with_orthonormal_q_and_nonnegative_diagonal, 0, 4);
+  tcase_add_loop_test(tc, gram_path_matches_lapack_or_falls_back_to_the_tree, 0, 4);
   tcase_add_test(tc, wide_and_single_block_matrices);
   tcase_add_test(tc, matmul_on_irregular_chunks_matches_naive_product);
   tcase_add_test(tc, glm_pass_at_several_points_has_the_bits_of_one_pass_per_point);
