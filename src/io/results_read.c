@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "io/h5check.h"
+#include "io/h5common.h"
 #include "io/results.h"
+#include "kernel/ids.h"
 
 typedef struct collect {
   const char *path;
@@ -49,13 +51,16 @@ static herr_t visit_attr(hid_t d, const char *name, const H5A_info_t *info, void
   return 0;
 }
 
+/* A dataset of numbers (any tsr_dtype: h5py's bool enum too) as doubles
+ * with its dtype, so that a sweep's merge and --resume keep the types a
+ * straight run writes; strings and other types are skipped. */
 static int read_one(hid_t d, const char *name, collect *c) {
   hid_t space = H5Dget_space(d), type = H5Dget_type(d);
-  int ok = space >= 0 && type >= 0;
-  H5T_class_t cls = ok ? H5Tget_class(type) : H5T_NO_CLASS;
+  int ok = space >= 0 && type >= 0, dt = TSR_F64;
+  ok = ok && tsr_h5_dtype_of(type, &dt);
   int ndim = ok ? H5Sget_simple_extent_ndims(space) : -1;
   if (type >= 0) H5Tclose(type);
-  if (!ok || ndim < 0 || (cls != H5T_FLOAT && cls != H5T_INTEGER)) { /* not a number: skipped */
+  if (!ok || ndim < 0) { /* not a number: skipped */
     if (space >= 0) H5Sclose(space);
     return TSR_OK;
   }
@@ -69,12 +74,19 @@ static int read_one(hid_t d, const char *name, collect *c) {
   for (int k = 0; k < ndim && shape; k++) count *= (size_t)(shape[k] = (int64_t)dims[k]);
   double *data = shape ? malloc(count ? count * sizeof *data : 1) : NULL;
   char *nm = strdup(name);
-  *it = (tsr_result_item){nm, ndim, shape, 0, data, NULL, 0, NULL, NULL};
+  *it = (tsr_result_item){nm, ndim, shape, dt, data, NULL, 0, NULL, NULL};
   c->n++;
   if (!shape || !data || !nm) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  if (count)
+  if (count && dt == TSR_BOOL) {
+    hid_t mem = tsr_h5_type_of(TSR_BOOL, 1);
+    herr_t e = mem >= 0 ? H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
+    if (mem >= 0) H5Tclose(mem);
+    if (e < 0) return TSR_ERROR(TSR_ERR_IO, "cannot read '%s' in '%s'", name, c->path);
+    tsr_h5_widen_bool(data, count);
+  } else if (count) {
     H5_CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), TSR_ERR_IO,
              "cannot read '%s' in '%s'", name, c->path);
+  }
   attrs at = {NULL, 0, TSR_OK};
   hsize_t idx = 0;
   H5Aiterate2(d, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_attr, &at);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "io/results.h"
+#include "kernel/ids.h"
 #include "job/sweep.h"
 #include "util/error.h"
 #include "util/grow.h"
@@ -217,9 +218,9 @@ static void get_item(reader *r, tsr_result_item *it) {
   r->used = 0;
   it->name = get_str(r);
   size_t count = get_shape(r, it);
-  uint64_t f32 = get_u64(r);
-  if (f32 > 1) r->bad = 1;
-  it->dtype = (int)f32;
+  uint64_t dtype = get_u64(r); /* any tsr_dtype: before, only float64 and float32 were read */
+  if (dtype >= TSR_NDTYPES) r->bad = 1;
+  it->dtype = (int)dtype;
   get_values(r, it, count);
   get_attrs(r, it);
 }

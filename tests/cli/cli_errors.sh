@@ -195,6 +195,9 @@ done
 for v in 8 abc 1,5 2,2 2,3,2 4,6,8,10 4,6, ,4 4,x 4.5,6 -2,5 99999999999,9; do
   bad_knob TESSERA_PROGRAM_LIMIT "$v" 'LEAVES,OPERATIONS\[,REGISTERS\], integers of at least 2, 3 and 3'
 done
+for v in bogus TREE 1; do
+  bad_knob TESSERA_TSQR "$v" 'one of auto tree gram'
+done
 for k in TESSERA_HOST_EXCHANGE TESSERA_HDF5_INDEPENDENT TESSERA_GPUS_SHARED TESSERA_GPU_NO_WALK; do
   bad_knob "$k" 2 '1 or 0'
   bad_knob "$k" maybe '1 or 0'

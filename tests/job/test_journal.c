@@ -16,6 +16,7 @@
 #define _DEFAULT_SOURCE /* mkdtemp */
 
 #include "io/results.h"
+#include "kernel/ids.h"
 #include "job/sweep.h"
 #include "util/error.h"
 
@@ -90,6 +91,7 @@ static double coef_of(int64_t t, int k) {
 static void add_results(tsr_results_set *s, int64_t t) {
   double coef[3] = {coef_of(t, 0), coef_of(t, 1), coef_of(t, 2)}, norm = 2.0 * (double)t + 1e-17;
   double f[2] = {1.5, (double)t};
+  double count = 1000.0 + (double)t, flag = (double)(t % 2);
   int64_t ints[2] = {t, -7};
   const char *labels[2] = {"a b", "\xc3\xbc"};
   tsr_attr attrs[] = {{"n_iter", NULL, 12}, {"solver", "lbfgs", 0}};
@@ -99,10 +101,14 @@ static void add_results(tsr_results_set *s, int64_t t) {
       {"label", 1, shape2, 0, NULL, NULL, 0, labels, NULL},
       {"f", 1, shape2, 1, f, NULL, 0, NULL, NULL},
       {"norm", 0, NULL, 0, &norm, attrs, 2, NULL, NULL},
+      /* a job's Python int and bool (param(1000), isnan(nan)): int64 and bool
+       * scalars, which a salvage once refused (any dtype but the floats) */
+      {"rows", 0, NULL, TSR_I64, &count, NULL, 0, NULL, NULL},
+      {"flag", 0, NULL, TSR_BOOL, &flag, NULL, 0, NULL, NULL},
   };
   char group[64];
   tsr_journal_group(t, group, sizeof group);
-  ck_assert_int_eq(tsr_results_set_add(s, group, items, 5), TSR_OK);
+  ck_assert_int_eq(tsr_results_set_add(s, group, items, 7), TSR_OK);
 }
 
 /* Keeps trial t as a sweep does: its results added, then its record. */
@@ -141,7 +147,11 @@ static void check_results(const tsr_trial_record *r, int64_t t) {
   tsr_result_item *items;
   int n;
   ck_assert_int_eq(tsr_results_read(path, group, &items, &n), TSR_OK);
-  ck_assert_int_eq(n, 4); /* the strings are no number */
+  ck_assert_int_eq(n, 6); /* the strings are no number */
+  const tsr_result_item *rows = find(items, n, "rows"), *flag = find(items, n, "flag");
+  ck_assert_int_eq(rows->dtype, TSR_I64); /* the types survive the records file */
+  ck_assert_int_eq(flag->dtype, TSR_BOOL);
+  ck_assert(rows->data[0] == 1000.0 + (double)t && flag->data[0] == (double)(t % 2));
   const tsr_result_item *c = find(items, n, "coef"), *i = find(items, n, "n");
   const tsr_result_item *f = find(items, n, "f"), *m = find(items, n, "norm");
   ck_assert_int_eq(c->ndim, 1);
