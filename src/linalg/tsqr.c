@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "linalg/tsqr_gram.h"
+#include "linalg/tsqr_common.h"
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
@@ -33,31 +34,12 @@
 
 #define MAX_LEVELS 64
 
-static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
-
-/* --trace: one span per step of the tree (category phase). */
-static double step_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
-static void step_end(const char *name, double t0) {
-  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
-}
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
   int64_t m = 0;
   for (int64_t b = 0; b < pl->nblocks; b++) m += pl->rows[b];
   return min64(m, pl->ncols);
-}
-
-/* n values of backend memory. */
-static int balloc(const tsr_tsqr_plan *pl, int64_t n, double **p) {
-  return tsr_be_alloc(pl->be, (size_t)(n > 0 ? n : 1), p);
-}
-static void bfree(const tsr_tsqr_plan *pl, double *p) { tsr_be_release(pl->be, p); }
-
-/* Moves a level's pieces (collective). */
-static int move(const tsr_tsqr_plan *pl, const tsr_p2p_piece *x, int64_t nx, int tag) {
-  if (pl->ex) return tsr_exec_move(pl->ex, x, nx, tag);
-  return tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, tag));
 }
 
 /* ---- svd_flip -------------------------------------------------------------- */

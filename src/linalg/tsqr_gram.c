@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "linalg/tsqr_common.h"
 #include "mpi/agree.h"
 #include "mpi/p2p.h"
 #include "mpi/tags.h"
@@ -36,23 +37,6 @@
 
 /* The largest spread of R1's diagonal that CholeskyQR2 is trusted with. */
 #define GRAM_MAX_SPREAD 1e4
-
-static int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
-
-static double step_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
-static void step_end(const char *name, double t0) {
-  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
-}
-
-static int balloc(const tsr_tsqr_plan *pl, int64_t n, double **p) {
-  return tsr_be_alloc(pl->be, (size_t)(n > 0 ? n : 1), p);
-}
-static void bfree(const tsr_tsqr_plan *pl, double *p) { tsr_be_release(pl->be, p); }
-
-static int move(const tsr_tsqr_plan *pl, const tsr_p2p_piece *x, int64_t nx, int tag) {
-  if (pl->ex) return tsr_exec_move(pl->ex, x, nx, tag);
-  return tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, tag));
-}
 
 /* gb[b] = a[b]^T a[b] for this rank's blocks, in parallel. */
 static int local_grams(const tsr_tsqr_plan *pl, double *const *a, double **gb) {
