@@ -4,7 +4,7 @@
 Every case is one line `rK = EXPR` of a job file. EXPR is a random, well-typed
 array expression (doc/language.md) over deterministic inputs: ones, zeros,
 full and arange with small dyadic values (which NumPy builds bit for bit), and
-normal, uniform and random with an explicit seed=: NumPy cannot reproduce
+normal, uniform, random, rand and randn with an explicit seed=: NumPy cannot reproduce
 tessera's Philox/Box-Muller bits, so a first job (inputs.tsr) writes each
 random leaf once, whole, to inputs.h5, and the NumPy side reads it there (the
 values of a random array do not depend on its chunks, dtype rounding aside).
@@ -717,16 +717,21 @@ def order_stat(op, x, q, axis, keepdims, ev):
     return Arr(r, np.broadcast_to(e, r.shape), out)
 
 
-def sort_(x, axis):
+def float_along(what, x, axis):
+    """The values, bounds and axis of a float operand of sort or a scan along axis (None:
+    flattened)."""
     if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
-        raise FuzzError("sort of a non-float (not generated)")
-    a, ea = x.v, x.e
+        raise FuzzError("%s of a non-float (not generated)" % what)
     if axis is None:
-        a, ea, ax = a.ravel(), ea.ravel(), 0
-    else:
-        ax = norm_axis(axis, a.ndim)
-        if ax is None or a.ndim == 0:
-            raise FuzzError("sort of a 0-d array along an axis")
+        return x.v.ravel(), x.e.ravel(), 0
+    ax = norm_axis(axis, x.v.ndim)
+    if ax is None or x.v.ndim == 0:
+        raise FuzzError("%s of a 0-d array along an axis" % what)
+    return x.v, x.e, ax
+
+
+def sort_(x, axis):
+    a, ea, ax = float_along("sort", x, axis)
     r = np.sort(a, axis=ax)
     e = np.max(ea, axis=ax, keepdims=True, initial=0.0)
     return Arr(r, np.broadcast_to(e, r.shape), x.dt)
@@ -734,15 +739,8 @@ def sort_(x, axis):
 
 def scan(op, x, axis):
     """cumsum, cumprod, nancumsum, nancumprod along axis (None: flattened)."""
-    if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
-        raise FuzzError("%s of a non-float (not generated)" % op)
-    a, ea, dt = x.v, x.e, x.dt
-    if axis is None:
-        a, ea, ax = a.ravel(), ea.ravel(), 0
-    else:
-        ax = norm_axis(axis, a.ndim)
-        if ax is None or a.ndim == 0:
-            raise FuzzError("a scan of a 0-d array along an axis")
+    a, ea, ax = float_along(op, x, axis)
+    dt = x.dt
     if op.startswith("nan"):
         isn = certain_nan(a, ea)
         a = np.where(np.isnan(a), 1.0 if op == "nancumprod" else 0.0, a)
@@ -889,6 +887,16 @@ class Evaluator:
             if p["seed"] is None:
                 raise FuzzError("random leaves need seed= here")
             key = ("uniform", 0.0, 1.0, shape, int(p["seed"]))
+            return self.random_leaf(key, shape, dt), key
+        if fname in ("rand", "randn"):  # NumPy's legacy forms: random(shape), normal(0, 1, shape)
+            dims = ["d0", "d1", "d2", "d3"]
+            p = bind(fname, args, kw, 4, dims + ["chunks", "seed", "dtype"],
+                     dict(common, seed=None, **{d: None for d in dims}))
+            shape = to_shape(tuple(p[d] for d in dims if p[d] is not None))
+            dt = to_dtype(p["dtype"])
+            if p["seed"] is None:
+                raise FuzzError("random leaves need seed= here")
+            key = ("uniform" if fname == "rand" else "normal", 0.0, 1.0, shape, int(p["seed"]))
             return self.random_leaf(key, shape, dt), key
         if fname in ("ones", "zeros"):
             p = bind(fname, args, kw, 1, ["shape", "chunks", "dtype"], common)
@@ -1192,7 +1200,7 @@ class Evaluator:
         return res
 
 
-CREATE = ("normal", "uniform", "random", "ones", "zeros", "full", "arange")
+CREATE = ("normal", "uniform", "random", "rand", "randn", "ones", "zeros", "full", "arange")
 # The elementwise functions, read from `tessera info` (--info): name -> arity.
 # The functions below have a bound of their own in unary() and binary(); any
 # other one gets generic_bound(), so a row added to kernel/ew_table.h is
@@ -1401,7 +1409,12 @@ class Gen:
                                  + ["nan", "inf", "-inf", "-0.0", "0.5", "-1.5"])
             args = [st, fill] if self.chance(0.8) else [st, "fill_value=" + fill]
         elif kind == "random":
-            args = [st] if self.chance(0.7) else ["size=" + st]
+            # one draw, as before rand was generated, so that every case keeps its other draws:
+            # below 0.7 the positional shape, part of those NumPy's legacy rand(d0, d1, ...)
+            x = self.r.random()
+            if shape and 0.55 <= x < 0.7:
+                return Node("rand(%s)" % ", ".join([str(n) for n in shape] + kws), shape, dt)
+            args = [st] if x < 0.7 else ["size=" + st]
         else:
             p1, p2 = (self.r.choice([(0, 1), (1, 2), (-2, 0.5), (10, 3), (0, 0), (0.5, 1)]) if kind == "normal"
                       else self.r.choice([(0, 1), (-1, 1), (2, 5), (-3, -1), (1, 1), (0, 100)]))
@@ -1413,6 +1426,9 @@ class Gen:
                 args = [repr(p1), repr(p2), "size=" + st]
             elif form == 2:
                 args = ["%s=%r" % (names[0], p1), "%s=%r" % (names[1], p2), "shape=" + st]
+            elif kind == "normal" and (p1, p2) == (0, 1) and shape and seed % 2 == 0:
+                # NumPy's legacy randn(d0, ...), chosen by the seed's parity: no draw of its own
+                return Node("randn(%s)" % ", ".join([str(n) for n in shape] + kws), shape, dt)
             else:
                 args = ["shape=" + st] if (p1, p2) == ((0, 1)) else [repr(p1), repr(p2), "shape=" + st]
         return Node("%s(%s)" % (kind, ", ".join(args + kws)), shape, dt)
