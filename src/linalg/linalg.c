@@ -141,13 +141,6 @@ static int compute_group(tsr_exec *ex, tsr_node *const *outs, int n_outs) {
   return st;
 }
 
-/* --trace: one span per step of a product's wave (category phase), so
- * that an account of a multi-GPU product sees where its time goes. */
-static double span_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
-static void span_end(const char *name, double t0) {
-  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
-}
-
 /* ---- transpose / matmul ---------------------------------------------------- */
 
 /* ---- matmul ------------------------------------------------------------------ */
@@ -343,21 +336,21 @@ static int mm_wave(tsr_exec *ex, const mm *p, const int64_t *tasks, int64_t nt, 
     mm_box(p, tasks[i], 1, &b->by[i]);
     if (b->bx[i].rank == ex->rank) b->my[mine++] = tasks[i];
   }
-  double t0 = tsr_comm_time(), c0 = ex->comm_s, s0 = span_start();
+  double t0 = tsr_comm_time(), c0 = ex->comm_s, s0 = tsr_trace_mark();
   int st = tsr_stage_boxes_be(ex, p->x, b->bx, nt, b->xb);
   int sy = tsr_stage_boxes_be(ex, p->y, b->by, nt, b->yb);
   if (st == TSR_OK) st = sy;
-  span_end("matmul operands", s0);
-  s0 = span_start();
+  tsr_trace_phase("matmul operands", s0);
+  s0 = tsr_trace_mark();
   if (st == TSR_OK) st = mm_products(ex, p, b, mine);
-  span_end("matmul products", s0);
+  tsr_trace_phase("matmul products", s0);
   ex->compute_s += tsr_comm_time() - t0 - (ex->comm_s - c0);
-  s0 = span_start();
+  s0 = tsr_trace_mark();
   st = tsr_agree(st);
-  span_end("matmul agree", s0);
-  s0 = span_start();
+  tsr_trace_phase("matmul agree", s0);
+  s0 = tsr_trace_mark();
   if (st == TSR_OK) st = mm_reduce(ex, p, tasks, nt, b->part, acc);
-  span_end("matmul sums", s0);
+  tsr_trace_phase("matmul sums", s0);
   for (int64_t i = 0; i < W; i++) {
     tsr_be_release(ex->be, b->xb[i]), tsr_be_release(ex->be, b->yb[i]);
     tsr_be_release(ex->be, b->part[i]);
@@ -399,9 +392,9 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   mm_bufs_free(&b);
   free(v.order), free(v.from);
   if (st == TSR_OK) {
-    double s0 = span_start();
+    double s0 = tsr_trace_mark();
     st = finish_chunks(ex, n, acc);
-    span_end("matmul finish", s0);
+    tsr_trace_phase("matmul finish", s0);
     return st;
   }
   for (int64_t c = 0; acc && c < nchunks; c++) tsr_be_release(ex->be, acc[c]);

@@ -229,10 +229,10 @@ static int tree_level(const tsr_tsqr_plan *pl, tree *t, int L, int64_t s, int64_
     e->dst = e->from == me && e->to == me ? NULL : in[j];
     if (e->from == me && e->to == me) e->n = 0; /* stacked from where it is */
   }
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   st = tsr_agree(st); /* no rank waits for pieces a failed rank will not send */
   if (st == TSR_OK) st = move(pl, x, nx, TSR_TAG_TSQR_UP + L);
-  step_end("tsqr level move", t0);
+  tsr_trace_phase("tsqr level move", t0);
   for (int64_t i = 0; i + s < nb; i += 2 * s) {
     t->rl[L][i] = cur[i];
     t->rr[L][i] = cur[i + s];
@@ -273,21 +273,21 @@ static int tree_up(const tsr_tsqr_plan *pl, double **blocks, tree *t) {
   int64_t *cur = calloc((size_t)nb, sizeof(int64_t)); /* rows of each node's current R */
   if (!cur) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int64_t b = 0; b < nb; b++) t->rleaf[b] = cur[b] = min64(pl->rows[b], t->n);
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   int st = tree_leaves(pl, blocks, t);
-  step_end("tsqr leaves", t0);
+  tsr_trace_phase("tsqr leaves", t0);
   tsr_p2p_piece *x = calloc((size_t)nb + 1, sizeof *x);
   double **in = calloc((size_t)nb + 1, sizeof(double *));
   if (st == TSR_OK && (!x || !in)) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st); /* a rank that failed on its leaves must not leave the others waiting */
   int L = 0;
-  t0 = step_start();
+  t0 = tsr_trace_mark();
   for (int64_t s = 1; s < nb && st == TSR_OK; s *= 2, L++) {
-    double tl = step_start();
+    double tl = tsr_trace_mark();
     st = tsr_agree(tree_level(pl, t, L, s, cur, x, in));
-    step_end("tsqr level", tl);
+    tsr_trace_phase("tsqr level", tl);
   }
-  step_end("tsqr levels", t0);
+  tsr_trace_phase("tsqr levels", t0);
   free(x), free(in), free(cur);
   return st;
 }
@@ -412,9 +412,8 @@ static int root_qr(const tsr_tsqr_plan *pl, const double *R, int64_t K, double *
   return st;
 }
 
-/* SVD: R = u diag(s) vt; small = [s, vt] (first k, host), m0 = u[:, :k]. */
-static int root_svd(const tsr_tsqr_plan *pl, const double *R, int64_t K, int64_t k, double *small,
-                    double **m0) {
+int tsr_tsqr_root_svd(const tsr_tsqr_plan *pl, const double *R, int64_t K, int64_t k, double *small,
+                      double **m0) {
   int64_t n = pl->ncols;
   double *s = NULL, *u = NULL, *vt = NULL;
   int st = balloc(pl, K, &s);
@@ -458,18 +457,18 @@ static int tree_svd_or_qr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k
   t.n = n;
   int st = tsr_agree(tree_up(pl, blocks, &t));
   int64_t nsmall = mode == TSR_TSQR_QR ? K * n : k + k * n, kout = mode == TSR_TSQR_QR ? K : k;
-  double *m0 = NULL, t0 = step_start();
+  double *m0 = NULL, t0 = tsr_trace_mark();
   if (st == TSR_OK && pl->rank == owner(pl, 0))
     st = mode == TSR_TSQR_QR ? root_qr(pl, t.r[0], K, small, &m0)
-                             : root_svd(pl, t.r[0], K, k, small, &m0);
+                             : tsr_tsqr_root_svd(pl, t.r[0], K, k, small, &m0);
   st = root_bcast(pl, st, small, nsmall);
-  step_end("tsqr root", t0);
-  t0 = step_start();
+  tsr_trace_phase("tsqr root", t0);
+  t0 = tsr_trace_mark();
   if (st == TSR_OK) {
     st = tsr_agree(tree_down(pl, &t, m0, kout, out));
     m0 = NULL;
   }
-  step_end("tsqr down", t0);
+  tsr_trace_phase("tsqr down", t0);
   bfree(pl, m0);
   tree_free(&t);
   return st;
@@ -491,9 +490,9 @@ int tsr_tsqr(const tsr_tsqr_plan *pl, tsr_tsqr_mode mode, int64_t k, double **bl
   if (mode == TSR_TSQR_SVD && pl->gram && K == n && tsr_be_has_gram(pl->be))
     st = tsr_tsqr_gram(pl, k, blocks, out, small, &use_tree);
   if (st == TSR_OK && use_tree) st = tree_svd_or_qr(pl, mode, k, blocks, out, small);
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   if (st == TSR_OK && mode == TSR_TSQR_SVD) st = svd_flip(pl, k, out, small + k);
-  step_end("svd_flip", t0);
+  tsr_trace_phase("svd_flip", t0);
   if (st != TSR_OK)
     for (int64_t b = 0; b < pl->nblocks; b++) {
       bfree(pl, out[b]);

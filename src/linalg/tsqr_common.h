@@ -14,12 +14,6 @@
 /* Block b's owner. */
 static inline int owner(const tsr_tsqr_plan *pl, int64_t b) { return (int)(b % pl->size); }
 
-/* --trace: one span per step (category phase). */
-static inline double step_start(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
-static inline void step_end(const char *name, double t0) {
-  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, (tsr_trace_args){-1, 0, 0, 0});
-}
-
 /* n values of backend memory. */
 static inline int balloc(const tsr_tsqr_plan *pl, int64_t n, double **p) {
   return tsr_be_alloc(pl->be, (size_t)(n > 0 ? n : 1), p);
@@ -31,5 +25,11 @@ static inline int move(const tsr_tsqr_plan *pl, const tsr_p2p_piece *x, int64_t 
   if (pl->ex) return tsr_exec_move(pl->ex, x, nx, tag);
   return tsr_agree(tsr_p2p_move(x, nx, pl->rank, pl->size, tag));
 }
+
+/* The SVD of the small R (K x ncols, backend memory): R = u diag(s) vt;
+ * small = [s, vt] (first k, host), *m0 = u[:, :k] (K x k, backend memory).
+ * Local: the tree's root (tsqr.c), every rank in the Gram path. */
+int tsr_tsqr_root_svd(const tsr_tsqr_plan *pl, const double *R, int64_t K, int64_t k, double *small,
+                      double **m0);
 
 #endif

@@ -76,13 +76,13 @@ static int gram_sum(const tsr_tsqr_plan *pl, double *const *a, double *g) {
   double **gb = calloc((size_t)nb + 1, sizeof(double *));
   tsr_p2p_piece *x = calloc((size_t)(nb * pl->size) + 1, sizeof *x);
   int st = gb && x ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   if (st == TSR_OK) st = local_grams(pl, a, gb);
-  step_end("gram", t0);
-  t0 = step_start();
+  tsr_trace_phase("gram", t0);
+  t0 = tsr_trace_mark();
   st = tsr_agree(st);
   if (st == TSR_OK) st = gram_allgather(pl, gb, x);
-  step_end("gram allgather", t0);
+  tsr_trace_phase("gram allgather", t0);
   if (st == TSR_OK) st = tsr_be_copy(pl->be, gb[0], g, (size_t)(n * n));
   for (int64_t b = 1; b < nb && st == TSR_OK; b++)
     st = tsr_be_axpy(pl->be, (size_t)(n * n), gb[b], g);
@@ -113,10 +113,10 @@ static int diag_spread(const tsr_tsqr_plan *pl, const double *r, int *ok) {
  * Collective. */
 static int cholesky(const tsr_tsqr_plan *pl, double *r, int check, int *ok) {
   int good = 0;
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   int st = tsr_be_cholesky(pl->be, pl->ncols, r, &good);
   if (st == TSR_OK && good && check) st = diag_spread(pl, r, &good);
-  step_end("cholesky", t0);
+  tsr_trace_phase("cholesky", t0);
   st = tsr_agree(st);
   if (st == TSR_OK) st = tsr_agree_min(good, &good);
   *ok = st == TSR_OK && good;
@@ -151,18 +151,11 @@ static int first_q(const tsr_tsqr_plan *pl, double **blocks, const double *r1, d
 static int small_svd(const tsr_tsqr_plan *pl, const double *r1, const double *r2, int64_t k,
                      double *small, double **m0) {
   int64_t n = pl->ncols;
-  double *r = NULL, *s = NULL, *u = NULL, *vt = NULL;
+  double *r = NULL;
   int st = balloc(pl, n * n, &r);
-  if (st == TSR_OK) st = balloc(pl, n, &s);
-  if (st == TSR_OK) st = balloc(pl, n * n, &u);
-  if (st == TSR_OK) st = balloc(pl, n * n, &vt);
   if (st == TSR_OK) st = tsr_be_gemm(pl->be, n, n, n, r2, n, r1, n, 0.0, r, n);
-  if (st == TSR_OK) st = tsr_be_svd(pl->be, n, n, r, s, u, vt);
-  if (st == TSR_OK) st = tsr_be_download(pl->be, s, small, (size_t)k);
-  if (st == TSR_OK) st = tsr_be_download(pl->be, vt, small + k, (size_t)(k * n));
-  if (st == TSR_OK) st = balloc(pl, n * k, m0);
-  if (st == TSR_OK) st = tsr_be_copy2d(pl->be, n, k, u, n, *m0, k);
-  bfree(pl, r), bfree(pl, s), bfree(pl, u), bfree(pl, vt);
+  if (st == TSR_OK) st = tsr_tsqr_root_svd(pl, r, n, k, small, m0);
+  bfree(pl, r);
   return st;
 }
 
@@ -195,12 +188,12 @@ static int second_pass(const tsr_tsqr_plan *pl, double **q, const double *r1, in
   if (st == TSR_OK && !ok) /* Q1 is orthogonal to about cond(A)^2 u < 1e-8 */
     st = tsr_agreed(
         TSR_ERROR(TSR_ERR_INTERNAL, "TSQR Gram path: the second Cholesky factor failed"));
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   if (st == TSR_OK) st = small_svd(pl, r1, r2, k, small, &m0);
-  step_end("gram svd", t0);
-  t0 = step_start();
+  tsr_trace_phase("gram svd", t0);
+  t0 = tsr_trace_mark();
   if (st == TSR_OK) st = final_u(pl, q, r2, m0, k, out);
-  step_end("gram u", t0);
+  tsr_trace_phase("gram u", t0);
   bfree(pl, r2), bfree(pl, m0);
   return tsr_agree(st);
 }
@@ -215,9 +208,9 @@ int tsr_tsqr_gram(const tsr_tsqr_plan *pl, int64_t k, double **blocks, double **
   if (st == TSR_OK) st = gram_sum(pl, blocks, r1);
   if (st == TSR_OK) st = cholesky(pl, r1, 1, &ok);
   if (st == TSR_OK && !ok) *fell_back = 1; /* every rank: ok is agreed */
-  double t0 = step_start();
+  double t0 = tsr_trace_mark();
   if (st == TSR_OK && ok) st = tsr_agree(first_q(pl, blocks, r1, q));
-  step_end("gram q", t0);
+  tsr_trace_phase("gram q", t0);
   if (st == TSR_OK && ok) st = second_pass(pl, q, r1, k, out, small);
   for (int64_t b = 0; q && b < nb; b++) bfree(pl, q[b]);
   free(q);

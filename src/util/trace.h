@@ -64,6 +64,17 @@ void tsr_trace_span(tsr_trace_cat cat, const char *name, int tid, double t0, dou
 /* Records a span that ends now and returns now. */
 double tsr_trace_end(tsr_trace_cat cat, const char *name, double t0, tsr_trace_args args);
 
+/* The start of a span: tsr_trace_now() while recording, else 0 (one load
+ * and branch when tracing is off). */
+static inline double tsr_trace_mark(void) { return tsr_trace_on ? tsr_trace_now() : 0.0; }
+
+/* A phase span (no counts) from t0, a tsr_trace_mark, to now; a no-op when
+ * tracing is off. */
+static inline void tsr_trace_phase(const char *name, double t0) {
+  tsr_trace_args none = {-1, 0, 0, 0};
+  if (tsr_trace_on) tsr_trace_end(TSR_TRACE_PHASE, name, t0, none);
+}
+
 /* The calling thread's row: its OpenMP thread number. */
 int tsr_trace_tid(void);
 
