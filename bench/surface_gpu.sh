@@ -9,7 +9,8 @@
 #          PASS when its time <= 1.5x max(x)'s time (measured in this run)
 #   row 3  cumsum of a 10^9-element float64 vector (chunks of 10^8)
 #          PASS when 16e9 bytes (read + write once) / time >= 40 % of the
-#          device's memory bandwidth (PEAK_GBS, default 3350: an H100 SXM)
+#          device's memory bandwidth (PEAK_GBS, default by the GPU's name:
+#          4800 an H200, 3350 an H100 SXM and any other)
 #
 # tessera: `tessera --backend=cuda --repeat=REP eval EXPR`, one rank; its figure
 # is the median of its own per-run times ("run i of n") after the first
@@ -33,7 +34,7 @@
 # Environment: TESSERA (the executable; default: ../tessera, the repository's
 #   builds, then `tessera` on PATH, see common.sh), REP (tessera --repeat,
 #   default 6), CHUNKS (peer chunks per 80 GB workload, default 10), REPS (peer
-#   cumsum calls, default 5), PEAK_GBS (default 3350), PEERS (default "torch
+#   cumsum calls, default 5), PEAK_GBS (default 4800 on an H200, else 3350), PEERS (default "torch
 #   cupy"), PY (python3), LIMIT (seconds per command, default 150);
 #   for a test of the script on a CPU machine only: BACKEND=cpu, N, C (the 2-d
 #   array), VN, VC (the vector and its chunk), PEERS=numpy.
@@ -49,7 +50,11 @@ esac
 # shellcheck source=bench/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-REP=${REP:-6} CHUNKS=${CHUNKS:-10} REPS=${REPS:-5} PEAK_GBS=${PEAK_GBS:-3350}
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)" in
+  *H200*) PEAK_DEFAULT=4800 ;;
+  *) PEAK_DEFAULT=3350 ;;
+esac
+REP=${REP:-6} CHUNKS=${CHUNKS:-10} REPS=${REPS:-5} PEAK_GBS=${PEAK_GBS:-$PEAK_DEFAULT}
 PEERS=${PEERS:-torch cupy} PY=${PY:-python3} LIMIT=${LIMIT:-150} BACKEND=${BACKEND:-cuda}
 N=${N:-100000} C=${C:-10000} VN=${VN:-1000000000} VC=${VC:-100000000}
 case "$REP$CHUNKS$REPS$N$C$VN$VC$LIMIT" in *[!0-9]*) die "REP, CHUNKS, REPS, N, C, VN, VC, LIMIT: positive integers" ;; esac

@@ -334,6 +334,21 @@ int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t i
   return st;
 }
 
+int tsr_be_scan_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
+                    const int64_t *extent, int64_t outer, int64_t len, int64_t inner, double *a,
+                    int op, double identity, int nan) {
+  /* an injected eval_box fault fires here too */
+  if (!be->scan_box || !tsr_prog_fits(p, &limits) || !strcmp(fault, "eval_box") || outer <= 0 ||
+      len <= 0 || inner <= 0) {
+    TSR_CHECK(tsr_be_eval_box(be, p, start, extent, a, NULL));
+    return tsr_be_scan(be, outer, len, inner, a, op, identity, nan);
+  }
+  double t0 = DENSE_T0;
+  int st = be->scan_box(p, start, extent, outer, len, inner, a, op, identity, nan);
+  dense_done("scan_box", t0);
+  return st;
+}
+
 int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
                       double *a, int op, const double *carry, int dtype) {
   BE_NEED(be, scan_carry);

@@ -242,6 +242,13 @@ typedef struct tsr_backend_ops {
               int nan);
   int (*scan_carry)(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                     const double *carry, int dtype);
+  /* Optional: eval_box of prog over a box into a, then scan of a as
+   * (outer x len x inner), in one pass where the backend can (the CUDA
+   * backend: the tiles of a random chain's long lines are generated where
+   * they are scanned, so its input is never written and read back). The
+   * same bits as eval_box then scan; NULL: those two calls. */
+  int (*scan_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent, int64_t outer,
+                  int64_t len, int64_t inner, double *a, int op, double identity, int nan);
   /* Sort (exec/sort.c), in place on a (outer x len x inner, compact, in
    * backend memory): each line a[o, ., i] ascending, NaN last (NumPy's
    * sort); the same values in the same order on every call. what
@@ -346,6 +353,11 @@ int tsr_be_scan(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t i
                 int op, double identity, int nan);
 int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner,
                       double *a, int op, const double *carry, int dtype);
+/* eval_box of p over the box into a (backend memory, the box's elements)
+ * and scan of a (the ops table's scan_box; without it, the two calls). */
+int tsr_be_scan_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
+                    const int64_t *extent, int64_t outer, int64_t len, int64_t inner, double *a,
+                    int op, double identity, int nan);
 int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int what, double q);
 

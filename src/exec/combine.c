@@ -385,13 +385,13 @@ int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o) {
   return st;
 }
 
-int tsr_exec_whole(tsr_exec *ex, tsr_node *n,
+int tsr_exec_whole(tsr_exec *ex, tsr_node *n, const tsr_stage_scan *scan,
                    int (*each)(tsr_exec *ex, tsr_node *n, double **chunks)) {
   if (n->held || n->value) return TSR_OK;
   int64_t total = tsr_grid_count(&n->grid);
   double **chunks = calloc((size_t)total + 1, sizeof(double *));
   int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
-  if (st == TSR_OK) st = tsr_stage_waves_be(ex, n->in[0], tsr_exec_take_chunks, chunks);
+  if (st == TSR_OK) st = tsr_stage_waves_be_scan(ex, n->in[0], scan, tsr_exec_take_chunks, chunks);
   if (st == TSR_OK) st = each(ex, n, chunks);
   if (st == TSR_OK) {
     tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);

@@ -104,9 +104,11 @@ int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o);
 
 /* "Compute the whole, keep it distributed" (scans, sorts): n's input
  * in[0], on a grid whose chunk c has the owner of n's chunk c, staged into
- * this rank's chunks, transformed in place by each(ex, n, chunks), and held
- * as n's chunks (gathered into a value with --no-fuse). Collective. */
-int tsr_exec_whole(tsr_exec *ex, tsr_node *n,
+ * this rank's chunks (each chunk scanned as it is staged where scan is not
+ * NULL: stage.h), transformed in place by each(ex, n, chunks), and held as
+ * n's chunks (gathered into a value with --no-fuse). Collective. */
+struct tsr_stage_scan;
+int tsr_exec_whole(tsr_exec *ex, tsr_node *n, const struct tsr_stage_scan *scan,
                    int (*each)(tsr_exec *ex, tsr_node *n, double **chunks));
 
 #endif

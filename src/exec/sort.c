@@ -82,4 +82,4 @@ static int sort_chunks(tsr_exec *ex, tsr_node *n, double **chunks) {
   return tsr_agree(st);
 }
 
-int tsr_exec_sort(tsr_exec *ex, tsr_node *n) { return tsr_exec_whole(ex, n, sort_chunks); }
+int tsr_exec_sort(tsr_exec *ex, tsr_node *n) { return tsr_exec_whole(ex, n, NULL, sort_chunks); }

@@ -74,6 +74,19 @@ typedef int (*tsr_wave_take_fn)(void *ctx, int64_t n, const int64_t *ids, double
  * blocks of qr/svd). Collective. */
 int tsr_stage_waves_be(tsr_exec *ex, const tsr_node *node, tsr_wave_take_fn take, void *ctx);
 
+/* A scan of each chunk as it is evaluated, with the backend's scan
+ * arguments (backend.h): along axis (-1: the chunk flattened, one line). */
+typedef struct tsr_stage_scan {
+  int axis, op, nan;
+  double identity;
+} tsr_stage_scan;
+
+/* tsr_stage_waves_be with each chunk scanned (scan_box: evaluated and
+ * scanned in one pass where the backend can) on the thread that evaluated
+ * it, before take sees it; scan NULL: tsr_stage_waves_be. Collective. */
+int tsr_stage_waves_be_scan(tsr_exec *ex, const tsr_node *node, const tsr_stage_scan *scan,
+                            tsr_wave_take_fn take, void *ctx);
+
 /* A box of a node's space, evaluated on one rank. */
 typedef struct tsr_stage_box {
   int rank;

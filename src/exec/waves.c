@@ -365,7 +365,31 @@ typedef struct take_ctx {
   int64_t base, W;      /* first slot of the wave; chunks per wave */
   tsr_wave_take_fn take;
   void *ctx;
+  const tsr_stage_scan *scan; /* NULL: none */
 } take_ctx;
+
+/* A chunk of extent as (outer, len, inner) around the scan's axis (-1: the
+ * chunk flattened, one line). */
+static void scan_lines(const tsr_stage_scan *s, int nd, const int64_t *extent, int64_t *outer,
+                       int64_t *len, int64_t *inner) {
+  *outer = *inner = 1;
+  *len = s->axis < 0 ? tsr_elems_of(nd, extent) : extent[s->axis];
+  for (int a = 0; a < nd && s->axis >= 0; a++) {
+    if (a < s->axis) *outer *= extent[a];
+    if (a > s->axis) *inner *= extent[a];
+  }
+}
+
+/* The chunk in *buf (NULL: not yet evaluated, then prog's) scanned. */
+static int scan_one(const take_ctx *c, const tsr_prog *prog, const int64_t *start,
+                    const int64_t *extent, size_t n, double **buf) {
+  const tsr_stage_scan *s = c->scan;
+  int64_t o, l, i;
+  scan_lines(s, c->node->grid.ndim, extent, &o, &l, &i);
+  if (*buf) return tsr_be_scan(c->ex->be, o, l, i, *buf, s->op, s->identity, s->nan);
+  TSR_CHECK(tsr_be_alloc(c->ex->be, n, buf));
+  return tsr_be_scan_box(c->ex->be, prog, start, extent, o, l, i, *buf, s->op, s->identity, s->nan);
+}
 
 /* One chunk into a backend buffer of exactly its size. */
 static int take_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog,
@@ -378,9 +402,11 @@ static int take_one(void *vctx, int64_t slot, int64_t id, const tsr_prog *prog,
   tsr_be_release(be, *buf);
   *buf = NULL;
   if (!prog) TSR_CHECK(tsr_nofuse_materialize(c->ex, c->node, start, extent, buf));
-  if (prog) TSR_CHECK(tsr_be_eval_new(be, prog, start, extent, buf, NULL));
+  if (prog && !c->scan) TSR_CHECK(tsr_be_eval_new(be, prog, start, extent, buf, NULL));
+  if (c->scan) TSR_CHECK(scan_one(c, prog, start, extent, n, buf));
   if (tsr_trace_on)
-    tsr_trace_end(TSR_TRACE_CHUNK, "evaluate", t0, (tsr_trace_args){id, 1, (int64_t)n, 0});
+    tsr_trace_end(TSR_TRACE_CHUNK, c->scan ? "evaluate and scan" : "evaluate", t0,
+                  (tsr_trace_args){id, 1, (int64_t)n, 0});
   return TSR_OK;
 }
 
@@ -396,9 +422,14 @@ static int take_wave(void *vctx, int64_t first, int64_t n, const int64_t *ids) {
 }
 
 int tsr_stage_waves_be(tsr_exec *ex, const tsr_node *node, tsr_wave_take_fn take, void *ctx) {
+  return tsr_stage_waves_be_scan(ex, node, NULL, take, ctx);
+}
+
+int tsr_stage_waves_be_scan(tsr_exec *ex, const tsr_node *node, const tsr_stage_scan *scan,
+                            tsr_wave_take_fn take, void *ctx) {
   waves_run r;
   int st = waves_open(ex, node, &r), W = r.W;
-  take_ctx c = {ex, node, calloc((size_t)W + 1, sizeof(double *)), 0, W, take, ctx};
+  take_ctx c = {ex, node, calloc((size_t)W + 1, sizeof(double *)), 0, W, take, ctx, scan};
   if (st == TSR_OK && !c.bufs) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   st = tsr_agree(st);
   if (st == TSR_OK)

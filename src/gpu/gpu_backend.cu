@@ -125,5 +125,6 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .glm_pass = tsr_gpu_glm_pass,
     .scan = tsr_gpu_scan,
     .scan_carry = tsr_gpu_scan_carry,
+    .scan_box = tsr_gpu_scan_box,
     .sort = tsr_gpu_sort,
 };

@@ -43,6 +43,9 @@ int tsr_gpu_scan(int64_t outer, int64_t len, int64_t inner, double *a, int op, d
                  int nan);
 int tsr_gpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int op,
                        const double *carry, int dtype);
+int tsr_gpu_scan_box(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
+                     int64_t outer, int64_t len, int64_t inner, double *a, int op, double identity,
+                     int nan);
 /* Sorting lines (gpu_sort.cu). */
 int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
 /* One data pass of a GLM fit over row blocks (gpu_glm.cu). */

@@ -270,11 +270,14 @@ __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const 
  * blocks at 78), GEN_REST ones 4 (64 registers; left alone they take 68 and
  * fit 3): W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks
  * (51 registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
- * 2026-11-26 15:30). */
+ * 2026-11-26 15:30). With dag programs (the where row) the 64 registers
+ * spilled 152 bytes beside dag_rest's register file; with the cheap rows
+ * of the elementwise table inline and the rest behind a call
+ * (gpu_prog.cuh, ew_binary_dev) 36; at 3 blocks (78 registers) none. */
 #ifndef GEN_MIN_BLOCKS
 #define GEN_MIN_BLOCKS 2
 #endif
-#define MIN_BLOCKS(MODE) ((MODE) == GEN ? GEN_MIN_BLOCKS : (MODE) == GEN_REST ? 4 : 1)
+#define MIN_BLOCKS(MODE) ((MODE) == GEN ? GEN_MIN_BLOCKS : (MODE) == GEN_REST ? 3 : 1)
 template <int KIND, int MODE, bool SLICED>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
     reduce_full_kernel(const __grid_constant__ dprog p, const dbox *boxes, const long long *counts,
