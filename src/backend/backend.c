@@ -184,6 +184,10 @@ int tsr_be_has_exchange(const tsr_backend_ops *be) {
   return be->exchange != NULL && (tsr_be_caps(be) & TSR_BE_EXCHANGE);
 }
 
+int tsr_be_exchange_ready(const tsr_backend_ops *be) {
+  return be->exchange_ready ? be->exchange_ready() : TSR_OK;
+}
+
 int tsr_be_exchange(const tsr_backend_ops *be, const tsr_be_msg *sends, int nsends,
                     const tsr_be_msg *recvs, int nrecvs) {
   BE_NEED(be, exchange);

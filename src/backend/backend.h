@@ -137,6 +137,11 @@ typedef struct tsr_backend_ops {
    * the backend itself never needs MPI. */
   int (*bind)(int local_rank, tsr_device_id *id, int *count);
   /* Prepares devices, streams, pools for this rank. */
+  /* Optional: called once a process, before any other op (job/setup.c,
+   * before available), with the rank's node-local rank: the CUDA backend
+   * restricts the process to the GPU bind will choose (CUDA_VISIBLE_DEVICES),
+   * so that the driver starts one device instead of every GPU of the node. */
+  void (*prepare)(int local_rank);
   int (*setup)(const tsr_backend_config *cfg);
   void (*teardown)(void);
   /* TSR_BE_* flags. */
@@ -175,6 +180,11 @@ typedef struct tsr_backend_ops {
    * with MPI (the buffers themselves when TSR_BE_HOST_MEMORY, downloaded
    * copies otherwise). */
   int (*exchange)(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs, int nrecvs);
+  /* Optional, collective: called on every rank before a round of exchanges
+   * (also by ranks with nothing to send), so that a transport made on first
+   * use is made by all ranks together (the CUDA backend: NCCL's
+   * communicator, whose 0.42-0.46 s a job without exchanges never pays). */
+  int (*exchange_ready)(void);
   /* Dense kernels of src/linalg, on row-major matrices in this backend's
    * memory (from alloc: device memory on the GPU, so no block of a matrix
    * leaves the device). Threads may call them at once; the same operands
@@ -316,6 +326,8 @@ void tsr_be_release(const tsr_backend_ops *be, double *ptr); /* NULL: nothing */
 int tsr_be_download(const tsr_backend_ops *be, const double *src, double *dst, size_t n);
 int tsr_be_upload(const tsr_backend_ops *be, const double *src, double *dst, size_t n);
 int tsr_be_has_exchange(const tsr_backend_ops *be);
+/* Collective: the backend's exchange_ready where it has one. */
+int tsr_be_exchange_ready(const tsr_backend_ops *be);
 int tsr_be_exchange(const tsr_backend_ops *be, const tsr_be_msg *sends, int nsends,
                     const tsr_be_msg *recvs, int nrecvs);
 void tsr_be_describe(const tsr_backend_ops *be, char *buf, size_t n);

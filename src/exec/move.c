@@ -72,6 +72,7 @@ static int move_device(tsr_exec *ex, const tsr_p2p_piece *x, int64_t nx) {
   }
   if (st == TSR_OK) st = pack(ex, x, nx, sbuf, 0);
   st = tsr_agree(st); /* nobody waits for a message a failed rank will not send */
+  if (st == TSR_OK) st = tsr_agree(tsr_be_exchange_ready(ex->be)); /* every rank */
   if (st == TSR_OK && (ns || nr)) st = tsr_be_exchange(ex->be, s, ns, r, nr);
   if (st == TSR_OK) st = pack(ex, x, nx, rbuf, 1);
   for (int q = 0; sbuf && rbuf && q < P; q++) {

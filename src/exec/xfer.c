@@ -38,6 +38,7 @@ static int use_hook(const tsr_exec *ex) {
 static int exchange(const tsr_exec *ex, int hook, const tsr_p2p_msg *s, int ns,
                     const tsr_p2p_msg *r, int nr) {
   if (!hook || !tsr_be_has_exchange(ex->be)) return tsr_p2p_exchange(s, ns, r, nr, TSR_TAG_XFER);
+  TSR_CHECK(tsr_be_exchange_ready(ex->be)); /* every rank calls exchange */
   tsr_be_msg *bs = calloc((size_t)ns + 1, sizeof *bs), *br = calloc((size_t)nr + 1, sizeof *br);
   int st = bs && br ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory moving pieces");
   for (int i = 0; st == TSR_OK && i < ns; i++) bs[i] = (tsr_be_msg){s[i].peer, s[i].buf, s[i].n};

@@ -7,7 +7,9 @@
  * job/setup.c from the identities gpu_bind returns, and handed in.
  */
 #include <cuda_runtime.h>
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern "C" {
@@ -23,6 +25,66 @@ static int gpu_available(void) {
 }
 
 static int exchange_on; /* NCCL is up: exchange moves device memory */
+
+/* The entry k (0-based) of a comma-separated list into out; the list's
+ * length. */
+static int list_entry(const char *list, int k, char *out, size_t n) {
+  int count = 0;
+  out[0] = '\0';
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (count == k && len < n) {
+      memcpy(out, p, len);
+      out[len] = '\0';
+    }
+    count++;
+    if (!end) break;
+    p = end + 1;
+  }
+  return count;
+}
+
+/* The node's NVIDIA GPUs as the driver lists them, without starting CUDA
+ * (0: unknown). */
+static int driver_gpus(void) {
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (!d) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') n++;
+  closedir(d);
+  return n;
+}
+
+/* One GPU a rank before CUDA starts. With every GPU of a node visible, the
+ * CUDA driver initialises each of them in every rank: cudaFree(0) took
+ * 0.58-0.77 s with two H200s visible and 0.32-0.34 s with one, and a
+ * one-process `eval 1+1` 0.65 s against 0.43 s (bench/RESULTS.md
+ * 2026-11-28 10:35; 1.0-1.2 s with four H100s visible). A rank binds
+ * device local_rank % n (gpu_bind), so it is made to see that one only:
+ * CUDA_VISIBLE_DEVICES becomes that entry of the list the launcher or the
+ * user set (srun --gpus-per-task, a batch system's GPU list, by hand; a
+ * list of one is left as it is), else that index among the driver's GPUs.
+ * The device bound is the one bound before; NCCL keeps its NVLink path
+ * (P2P/CUMEM: 325 against 330 GB/s for 1 GiB between two H200s). Once a
+ * process; TESSERA_GPU_ISOLATE=0 turns it off (job/setup.c). */
+static void gpu_prepare(int local_rank) {
+  static int done;
+  if (done) return;
+  done = 1;
+  const char *v = getenv("CUDA_VISIBLE_DEVICES");
+  char pick[256];
+  if (v) {
+    int n = list_entry(v, 0, pick, sizeof pick);
+    if (n <= 1 || !list_entry(v, local_rank % n, pick, sizeof pick) || !pick[0]) return;
+  } else {
+    int n = driver_gpus();
+    if (n <= 1) return;
+    snprintf(pick, sizeof pick, "%d", local_rank % n);
+  }
+  setenv("CUDA_VISIBLE_DEVICES", pick, 1);
+}
 
 /* Ranks share a GPU when another rank of this node has the same device (by
  * UUID): several ranks seeing all GPUs as 0..n-1, or a launcher that gives
@@ -96,6 +158,7 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .name = "cuda",
     .available = gpu_available,
     .bind = gpu_bind,
+    .prepare = gpu_prepare,
     .setup = gpu_setup,
     .teardown = gpu_teardown,
     .caps = gpu_caps,
@@ -111,6 +174,7 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .peak_memory = tsr_gpu_peak_memory,
     .memory_limit = tsr_gpu_memory_limit,
     .exchange = tsr_gpu_nccl_exchange,
+    .exchange_ready = tsr_gpu_nccl_ready,
     .qr = tsr_gpu_qr,
     .svd = tsr_gpu_svd,
     .gemm = tsr_gpu_gemm,

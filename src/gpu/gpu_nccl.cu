@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "util/error.h"
+#include "util/trace.h"
 #include "mpi/comm.h"
 #include "gpu/gpu_check.h"
 #include "gpu/gpu_nccl.h"
@@ -22,6 +23,7 @@ extern "C" {
 
 static ncclComm_t comm;
 static int started, nranks, me;
+static int wanted; /* 2 or more ranks on distinct GPUs: NCCL carries the exchanges */
 static cudaStream_t stream;
 static char *dsend, *drecv, *hstage;
 static size_t dsend_n, drecv_n, hstage_n;
@@ -98,11 +100,13 @@ static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *re
   return TSR_OK;
 }
 
-extern "C" int tsr_gpu_nccl_started(void) { return started; }
+extern "C" int tsr_gpu_nccl_started(void) { return wanted; }
 
 extern "C" int tsr_gpu_nccl_exchange(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs,
                                      int nrecvs) {
-  if (!started) return TSR_ERROR(TSR_ERR_INTERNAL, "a device exchange without NCCL");
+  if (!started)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a device exchange before exchange_ready made NCCL's "
+                                       "communicator");
   NCCL_CHECK(ncclGroupStart());
   for (int i = 0; i < nsends; i++)
     if (sends[i].n)
@@ -115,24 +119,40 @@ extern "C" int tsr_gpu_nccl_exchange(const tsr_be_msg *sends, int nsends, const 
   return TSR_OK;
 }
 
-static const tsr_comm_transport nccl_transport = {"NCCL", nccl_allgather, nccl_alltoall};
+static int nccl_up(void) { return started; }
+static const tsr_comm_transport nccl_transport = {"NCCL", nccl_allgather, nccl_alltoall, nccl_up};
 
 extern "C" int tsr_gpu_nccl_start(void) {
   nranks = tsr_comm_size();
   me = tsr_comm_rank();
-  if (started || nranks < 2) return TSR_OK;
+  if (wanted || nranks < 2) return TSR_OK;
+  wanted = 1;
+  tsr_comm_set_transport(&nccl_transport);
+  return TSR_OK;
+}
+
+/* The communicator, made when the first round of device exchanges begins
+ * (on every rank together: exchange_ready is collective), not at setup: a
+ * job without exchanges (`eval 1+1`, a reduction) no longer pays its set-up,
+ * 0.42-0.46 s between two H200s (bench/RESULTS.md 2026-11-28 10:50). Until
+ * then the comm layer's exchanges take MPI (nccl_up). */
+extern "C" int tsr_gpu_nccl_ready(void) {
+  if (!wanted || started) return TSR_OK;
+  double t0 = tsr_trace_mark();
   ncclUniqueId id;
   if (me == 0) NCCL_CHECK(ncclGetUniqueId(&id));
   TSR_CHECK(tsr_comm_bcast_bytes(&id, sizeof id, 0));
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   NCCL_CHECK(ncclCommInitRank(&comm, nranks, id, me));
   started = 1;
-  tsr_comm_set_transport(&nccl_transport);
+  if (tsr_trace_on)
+    tsr_trace_end(TSR_TRACE_COMM, "NCCL communicator", t0, (tsr_trace_args){-1, 0, 0, 0});
   return TSR_OK;
 }
 
 extern "C" void tsr_gpu_nccl_stop(void) {
   tsr_comm_set_transport(NULL);
+  wanted = 0;
   if (!started) return;
   ncclCommDestroy(comm);
   cudaStreamDestroy(stream);

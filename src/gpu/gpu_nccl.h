@@ -12,10 +12,14 @@ extern "C" {
 
 #include "backend/backend.h"
 
-/* Creates the communicator on the current device and registers the
- * transport with comm.h. Collective; a no-op on one rank. */
+/* Registers the transport with comm.h where there are 2 or more ranks
+ * (on distinct GPUs: the caller's decision); the communicator itself is
+ * made by tsr_gpu_nccl_ready. */
 int tsr_gpu_nccl_start(void);
-/* Whether the communicator is up (2 or more ranks, GPUs not shared). */
+/* Collective (the backend's exchange_ready): makes the communicator on the
+ * current device the first time, over all ranks. */
+int tsr_gpu_nccl_ready(void);
+/* Whether NCCL carries the exchanges (2 or more ranks, GPUs not shared). */
 int tsr_gpu_nccl_started(void);
 /* The backend's exchange op (backend.h): device buffers sent and received
  * with grouped ncclSend/ncclRecv, one message per peer and direction. The

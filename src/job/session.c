@@ -303,6 +303,14 @@ static int trace_begin(const tsr_options *opt, double *mark, double parsed) {
   double now = tsr_trace_now();
   tsr_trace_span(TSR_TRACE_PHASE, "parse", 0, *mark, parsed, (tsr_trace_args){-1, 0, 0, 0});
   tsr_trace_span(TSR_TRACE_PHASE, "setup", 0, parsed, now, (tsr_trace_args){-1, 0, 0, 0});
+  /* its parts (setup.h): on the phases' row, inside the setup span */
+  const tsr_setup_parts *sp = tsr_job_setup_parts();
+  tsr_trace_span(TSR_TRACE_PHASE, "setup: backend start", 0, sp->begun, sp->started,
+                 (tsr_trace_args){-1, 0, 0, 0});
+  tsr_trace_span(TSR_TRACE_PHASE, "setup: device bind", 0, sp->started, sp->bound,
+                 (tsr_trace_args){-1, 0, 0, 0});
+  tsr_trace_span(TSR_TRACE_PHASE, "setup: backend setup", 0, sp->bound, sp->ready,
+                 (tsr_trace_args){-1, 0, 0, 0});
   *mark = now;
   return TSR_OK;
 }
@@ -319,7 +327,16 @@ static void trace_phase(const char *name, double *mark) {
  * and the trace file (--trace), both gathered to rank 0. Collective. */
 static int finish_run(const tsr_options *opt, const tsr_exec *ex, const timings *t) {
   if (!opt->quiet) {
-    tsr_run_times rt = {t->parse, t->plan, t->compute, t->comm, t->write, t->total};
+    const tsr_setup_parts *sp = tsr_job_setup_parts();
+    tsr_run_times rt = {t->parse,
+                        t->plan,
+                        t->compute,
+                        t->comm,
+                        t->write,
+                        t->total,
+                        sp->started - sp->begun,
+                        sp->bound - sp->started,
+                        sp->ready - sp->bound};
     TSR_CHECK(tsr_summary_report(ex, &rt, stderr));
   }
   if (!opt->trace) return TSR_OK;

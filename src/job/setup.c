@@ -21,6 +21,7 @@
 #include "mpi/agree.h"
 #include "mpi/comm.h"
 #include "util/error.h"
+#include "util/trace.h"
 
 /* ---- knobs ------------------------------------------------------------------ */
 
@@ -115,6 +116,7 @@ int tsr_knobs_read(tsr_knobs *k) {
   TSR_CHECK(knob_bool("TESSERA_HDF5_INDEPENDENT", 0, &k->hdf5_independent));
   TSR_CHECK(knob_program_limit("TESSERA_PROGRAM_LIMIT", &k->program_limit));
   TSR_CHECK(knob_bool("TESSERA_GPU_NO_WALK", 0, &k->gpu_no_walk));
+  TSR_CHECK(knob_bool("TESSERA_GPU_ISOLATE", 1, &k->gpu_isolate));
   return TSR_OK;
 }
 
@@ -163,8 +165,11 @@ static int default_threads(int note) {
 
 /* ---- the backend and its device ------------------------------------------------- */
 
-static int choose_backend(const tsr_options *opt, const tsr_backend_ops **be) {
+static int choose_backend(const tsr_options *opt, const tsr_knobs *k, const tsr_backend_ops **be) {
   const tsr_backend_ops *gpu = tsr_backend_find("cuda");
+  /* before the first CUDA call (available), unless the CPU was asked for */
+  if (gpu && gpu->prepare && k->gpu_isolate && opt->backend != TSR_BACKEND_CPU)
+    gpu->prepare(tsr_comm_local_rank());
   if (opt->backend == TSR_BACKEND_CUDA) {
     if (!gpu)
       return TSR_ERROR(
@@ -219,14 +224,19 @@ static int bind_device(const tsr_backend_ops *be, int allow_shared, int checked,
   return tsr_comm_max_int(cfg->shared, &cfg->any_shared);
 }
 
+static tsr_setup_parts parts;
+const tsr_setup_parts *tsr_job_setup_parts(void) { return &parts; }
+
 int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   tsr_knobs k;
   memset(ex, 0, sizeof *ex);
+  parts.begun = parts.started = parts.bound = parts.ready = tsr_trace_now();
   /* a knob or a GPU that one rank alone lacks must not leave the others
    * waiting in the collectives ahead */
   int st = tsr_knobs_read(&k);
-  if (st == TSR_OK) st = choose_backend(opt, &ex->be);
+  if (st == TSR_OK) st = choose_backend(opt, &k, &ex->be);
   TSR_CHECK(tsr_agree_each(st));
+  parts.started = parts.bound = parts.ready = tsr_trace_now();
   ex->rank = tsr_comm_rank();
   ex->size = tsr_comm_size();
   ex->threads = opt->threads > 0 ? opt->threads : default_threads(!opt->devices_checked);
@@ -246,7 +256,10 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
                             .prog_limit = k.program_limit,
                             .no_walk = k.gpu_no_walk};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, opt->devices_checked, &cfg));
-  return tsr_be_setup(ex->be, &cfg);
+  parts.bound = parts.ready = tsr_trace_now();
+  int st2 = tsr_be_setup(ex->be, &cfg);
+  parts.ready = tsr_trace_now();
+  return st2;
 }
 
 int tsr_job_devices_check(const tsr_options *opt, int *checked) {
@@ -254,7 +267,7 @@ int tsr_job_devices_check(const tsr_options *opt, int *checked) {
   const tsr_backend_ops *be = NULL;
   tsr_backend_config cfg = {0};
   int st = tsr_knobs_read(&k);
-  if (st == TSR_OK) st = choose_backend(opt, &be);
+  if (st == TSR_OK) st = choose_backend(opt, &k, &be);
   TSR_CHECK(tsr_agree_each(st));
   if (opt->threads == 0) default_threads(1); /* its note once, not once a trial */
   TSR_CHECK(bind_device(be, opt->gpus_shared || k.gpus_shared, 0, &cfg));

@@ -20,6 +20,8 @@ typedef struct tsr_knobs {
   int hdf5_independent;     /* TESSERA_HDF5_INDEPENDENT: independent, not collective, reads */
   tsr_prog_limits program_limit; /* TESSERA_PROGRAM_LIMIT: smaller programs than the backend's
                                   * own, so that split programs run anywhere (tests) */
+  int gpu_isolate;               /* TESSERA_GPU_ISOLATE (default 1): each rank sees only its own GPU
+                    * (backend.h, prepare) */
   int gpu_no_walk; /* TESSERA_GPU_NO_WALK: GPU reductions of random chains by the general
                     * kernel, to compare its bits with the walking one (tests) */
 } tsr_knobs;
@@ -29,6 +31,15 @@ int tsr_knobs_read(tsr_knobs *k);
 
 /* Fills ex for this job and sets its backend up. Collective. */
 int tsr_job_setup(const tsr_options *opt, tsr_exec *ex);
+
+/* The parts of the last tsr_job_setup, as tsr_trace_now times: begun,
+ * then the backend started (choosing it starts the CUDA driver), the device
+ * bound (its context), the backend set up (NCCL, the memory pool). The
+ * summary and --trace split set-up into them. */
+typedef struct tsr_setup_parts {
+  double begun, started, bound, ready;
+} tsr_setup_parts;
+const tsr_setup_parts *tsr_job_setup_parts(void);
 
 /* Before a sweep's groups split: binds this rank's device and checks, over
  * the world, that ranks of a node share no GPU (unless allowed). *checked

@@ -55,9 +55,10 @@ static void print_row(FILE *out, const char *label, const rank_figures *f) {
 
 static void print_table(FILE *out, const tsr_run_times *t, const rank_figures *all, int size) {
   fprintf(out,
-          "tessera: phases (rank 0): parse %.3f s, plan %.3f s, compute %.3f s, comm %.3f s, "
-          "write %.3f s, total %.3f s\n",
-          t->parse, t->plan, t->compute, t->comm, t->write, t->total);
+          "tessera: phases (rank 0): parse %.3f s, plan %.3f s (set-up: backend start %.3f s, "
+          "device %.3f s, backend %.3f s), compute %.3f s, comm %.3f s, write %.3f s, "
+          "total %.3f s\n",
+          t->parse, t->plan, t->start, t->bind, t->setup, t->compute, t->comm, t->write, t->total);
   fprintf(out, "tessera: %5s %7s %10s %8s %7s %11s %8s %9s %8s %8s %7s  %s\n", "rank", "chunks",
           "compute_s", "comm_s", "io_s", "logical_GB", "GB/s", "comm_MB", "io_MB", "peak_MB",
           "dev_MB", "host");

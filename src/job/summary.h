@@ -14,6 +14,9 @@
 /* Wall-clock seconds of a job's phases on this rank. */
 typedef struct tsr_run_times {
   double parse, plan, compute, comm, write, total;
+  /* within plan: the backend's start (the CUDA driver), the device's bind,
+   * the backend's setup (NCCL, memory), from tsr_job_setup_parts */
+  double start, bind, setup;
 } tsr_run_times;
 
 /* Collective: every rank sends its figures from ex; rank 0 prints the table

@@ -269,7 +269,7 @@ int tsr_comm_allgather_bytes(const void *send, size_t nbytes, char **all, size_t
   size_t total;
   TSR_CHECK(displacements(*counts, size, &rc, &rd, &total));
   TSR_MALLOC(*all, total ? total : 1);
-  if (transport && size > 1) {
+  if (transport && size > 1 && transport->up()) {
     free(rc);
     free(rd);
     return transport_allgather(send, nbytes, *counts, *all);
@@ -296,7 +296,7 @@ int tsr_comm_alltoall_bytes(char *const *send, const size_t *sendn, char **recv,
   size_t stotal, rtotal;
   TSR_CHECK(displacements(sendn, size, &sc, &sd, &stotal));
   TSR_CHECK(displacements(*recvn, size, &rc, &rd, &rtotal));
-  if (transport && size > 1) {
+  if (transport && size > 1 && transport->up()) {
     char **rp;
     TSR_MALLOC(*recv, rtotal ? rtotal : 1);
     TSR_MALLOC(rp, sizeof(char *) * (size_t)size);

@@ -198,7 +198,8 @@ done
 for v in bogus TREE 1; do
   bad_knob TESSERA_TSQR "$v" 'one of auto tree gram'
 done
-for k in TESSERA_HOST_EXCHANGE TESSERA_HDF5_INDEPENDENT TESSERA_GPUS_SHARED TESSERA_GPU_NO_WALK; do
+for k in TESSERA_HOST_EXCHANGE TESSERA_HDF5_INDEPENDENT TESSERA_GPUS_SHARED TESSERA_GPU_NO_WALK \
+  TESSERA_GPU_ISOLATE; do
   bad_knob "$k" 2 '1 or 0'
   bad_knob "$k" maybe '1 or 0'
 done
