@@ -54,6 +54,43 @@ static double lane_extreme(const double *x, int64_t len, int want_max) {
   return nan ? NAN : m;
 }
 
+/* argmax (want_max) or argmin of x, NumPy's: the first NaN if there is one,
+ * else the first index of the extreme (tsr_arg_better's total order), its
+ * index offset by first. LANES running extremes, each keeping its first
+ * index (a strict comparison), combined by value and then index: the same
+ * answer as one element at a time, without a partial built and merged per
+ * element (argmax of W2's normals on 2 cores: 1.76x max before). */
+static tsr_stat lane_arg(const double *x, int64_t len, double first, int want_max) {
+  double m[LANES];
+  int64_t b[LANES], i = 0;
+  int nan = 0, lanes = len < LANES ? (int)len : LANES;
+  for (int j = 0; j < lanes; j++) m[j] = x[j], b[j] = j, nan |= x[j] != x[j];
+  for (i = LANES; i + LANES <= len; i += LANES)
+    for (int j = 0; j < LANES; j++) {
+      double v = x[i + j];
+      nan |= v != v;
+      if (want_max ? v > m[j] : v < m[j]) m[j] = v, b[j] = i + j;
+    }
+  for (int j = 0; i + j < len; j++) {
+    double v = x[i + j];
+    nan |= v != v;
+    if (want_max ? v > m[j] : v < m[j]) m[j] = v, b[j] = i + j;
+  }
+  tsr_stat s = {(double)len, 0.0, 0.0};
+  int64_t best = 0;
+  if (nan) { /* the first NaN wins */
+    while (x[best] == x[best]) best++;
+  } else {
+    int k = 0;
+    for (int j = 1; j < lanes; j++)
+      if ((want_max ? m[j] > m[k] : m[j] < m[k]) || (m[j] == m[k] && b[j] < b[k])) k = j;
+    best = b[k];
+  }
+  s.a = x[best];
+  s.b = first + (double)best;
+  return s;
+}
+
 /* Any kind, one element at a time in order (the monoids without lanes). */
 static tsr_stat one_by_one(int kind, const double *x, int64_t len, double first) {
   tsr_stat s = tsr_stat_empty(kind);
@@ -79,6 +116,14 @@ tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len, double first
   case RM_ADD:
   case RM_MEAN:
     s.a = lane_sum(x, len, 0.0);
+    break;
+  case RM_ARGMAX:
+  case RM_ARGMIN:
+    if (tsr_red_flags(kind) & RF_SKIPNAN) { /* nanargmax, nanargmin */
+      s = one_by_one(kind, x, len, first);
+      break;
+    }
+    s = lane_arg(x, len, first, tsr_red_monoid(kind) == RM_ARGMAX);
     break;
   default:
     s = one_by_one(kind, x, len, first);

@@ -125,6 +125,29 @@ START_TEST(test_arg_kinds_first_index_nan_first) {
 }
 END_TEST
 
+/* The lanes of argmax/argmin over whole runs (stats.c, lane_arg) against
+ * the values added one at a time: ties across lanes, NaN in any lane or in
+ * the tail, +-0, +-inf, lengths around the lane count. */
+START_TEST(test_arg_lanes_match_one_at_a_time) {
+  const double pool[] = {-1.0, 0.0, -0.0, 2.0, 2.0, INFINITY, -INFINITY, 5.0, NAN};
+  double x[40];
+  srand(7);
+  for (int trial = 0; trial < 4000; trial++) {
+    int len = 1 + rand() % 40, npool = trial % 2 ? 9 : 8; /* NaN in half the trials */
+    for (int i = 0; i < len; i++) x[i] = pool[rand() % npool];
+    const int kinds[] = {RED_ARGMAX, RED_ARGMIN};
+    for (int k = 0; k < 2; k++) {
+      tsr_stat whole = tsr_stat_of_values(kinds[k], x, len, 3.0);
+      double want = finish_by_rows(kinds[k], x, len, 0) + 3.0;
+      ck_assert_msg(tsr_stat_finish(kinds[k], &whole, 0) == want,
+                    "%s of %d values (trial %d): %g, one at a time %g", tsr_red_name(kinds[k]), len,
+                    trial, tsr_stat_finish(kinds[k], &whole, 0), want);
+      ck_assert(same_bits(whole.a, x[(int64_t)want - 3]));
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_prod_any_all_count_nonzero) {
   const double x[] = {2, -1, NAN, 0.5, 3};
   check_ways(RED_PROD, x, 2, -2.0);
@@ -156,6 +179,7 @@ static Suite *stats_suite(void) {
   TCase *rows = tcase_create("table rows");
   tcase_add_test(rows, test_every_kind_is_a_row);
   tcase_add_test(rows, test_arg_kinds_first_index_nan_first);
+  tcase_add_test(rows, test_arg_lanes_match_one_at_a_time);
   tcase_add_test(rows, test_prod_any_all_count_nonzero);
   suite_add_tcase(s, rows);
   return s;
