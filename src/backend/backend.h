@@ -136,12 +136,12 @@ typedef struct tsr_backend_ops {
    * job/setup.c compares identities across the node before setup, so that
    * the backend itself never needs MPI. */
   int (*bind)(int local_rank, tsr_device_id *id, int *count);
-  /* Prepares devices, streams, pools for this rank. */
   /* Optional: called once a process, before any other op (job/setup.c,
    * before available), with the rank's node-local rank: the CUDA backend
    * restricts the process to the GPU bind will choose (CUDA_VISIBLE_DEVICES),
    * so that the driver starts one device instead of every GPU of the node. */
   void (*prepare)(int local_rank);
+  /* Prepares devices, streams, pools for this rank. */
   int (*setup)(const tsr_backend_config *cfg);
   void (*teardown)(void);
   /* TSR_BE_* flags. */

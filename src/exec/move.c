@@ -71,8 +71,9 @@ static int move_device(tsr_exec *ex, const tsr_p2p_piece *x, int64_t nx) {
       r[nr++] = (tsr_be_msg){q, rbuf[q], recvn[q]};
   }
   if (st == TSR_OK) st = pack(ex, x, nx, sbuf, 0);
-  st = tsr_agree(st); /* nobody waits for a message a failed rank will not send */
-  if (st == TSR_OK) st = tsr_agree(tsr_be_exchange_ready(ex->be)); /* every rank */
+  int ready = tsr_be_exchange_ready(ex->be); /* collective: every rank, whatever st */
+  /* nobody waits for a message a failed rank will not send */
+  st = tsr_agree(st != TSR_OK ? st : ready);
   if (st == TSR_OK && (ns || nr)) st = tsr_be_exchange(ex->be, s, ns, r, nr);
   if (st == TSR_OK) st = pack(ex, x, nx, rbuf, 1);
   for (int q = 0; sbuf && rbuf && q < P; q++) {

@@ -23,14 +23,8 @@ static int64_t chunk_lines(const tsr_node *n, int64_t c, int64_t *outer, int64_t
   int64_t start[TSR_MAXDIM], extent[TSR_MAXDIM];
   const tsr_grid *g = &n->grid;
   int64_t cnt = tsr_grid_chunk_at(g, c, start, extent);
-  int axis = n->axis < 0 ? 0 : n->axis;
   tsr_grid_unravel(g, c, idx);
-  *outer = *inner = 1;
-  for (int a = 0; a < g->ndim; a++) {
-    if (a < axis) *outer *= extent[a];
-    if (a > axis) *inner *= extent[a];
-  }
-  *len = extent[axis];
+  tsr_stage_scan_lines(n->axis, g->ndim, extent, outer, len, inner);
   return cnt;
 }
 
@@ -136,14 +130,12 @@ static int scan_chunks(tsr_exec *ex, tsr_node *n, double **chunks) {
 }
 
 /* in[0]'s chunk c is the scan's chunk c (the same grid, or the flattened
- * one of as many chunks), so it is on the same owner */
-/* Each chunk is scanned on the thread that stages it, as it is staged:
- * the chunks of a wave side by side, and on the GPU a random input's long
- * lines generated where they are scanned (backend.h, scan_box). Expected
- * effect (cumsum of 10^9 normals, ten chunks, one H100): the input's
- * 8 GB no longer written and read back and the ten scans no longer one
- * after another on the main thread, 38.5 ms of scan beyond the generation
- * toward 10 ms. */
+ * one of as many chunks), so it is on the same owner. Each chunk is scanned
+ * on the thread that stages it, as it is staged: the chunks of a wave side
+ * by side, and on the GPU a random input's long lines generated where they
+ * are scanned (backend.h, scan_box). cumsum of 10^9 normals in ten chunks:
+ * 38.5 ms of scan beyond the generation on an H100 before, 10.4-14.1 ms on
+ * an H200 after (bench/RESULTS.md 2026-11-28). */
 int tsr_exec_scan(tsr_exec *ex, tsr_node *n) {
   tsr_stage_scan s = {n->axis, n->op, n->b != 0, n->a};
   return tsr_exec_whole(ex, n, &s, scan_chunks);

@@ -81,6 +81,11 @@ typedef struct tsr_stage_scan {
   double identity;
 } tsr_stage_scan;
 
+/* A box of extent as (outer, len, inner) around axis (-1: the box
+ * flattened, one line), as the backend's scans take it. */
+void tsr_stage_scan_lines(int axis, int nd, const int64_t *extent, int64_t *outer, int64_t *len,
+                          int64_t *inner);
+
 /* tsr_stage_waves_be with each chunk scanned (scan_box: evaluated and
  * scanned in one pass where the backend can) on the thread that evaluated
  * it, before take sees it; scan NULL: tsr_stage_waves_be. Collective. */

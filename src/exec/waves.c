@@ -368,15 +368,13 @@ typedef struct take_ctx {
   const tsr_stage_scan *scan; /* NULL: none */
 } take_ctx;
 
-/* A chunk of extent as (outer, len, inner) around the scan's axis (-1: the
- * chunk flattened, one line). */
-static void scan_lines(const tsr_stage_scan *s, int nd, const int64_t *extent, int64_t *outer,
-                       int64_t *len, int64_t *inner) {
+void tsr_stage_scan_lines(int axis, int nd, const int64_t *extent, int64_t *outer, int64_t *len,
+                          int64_t *inner) {
   *outer = *inner = 1;
-  *len = s->axis < 0 ? tsr_elems_of(nd, extent) : extent[s->axis];
-  for (int a = 0; a < nd && s->axis >= 0; a++) {
-    if (a < s->axis) *outer *= extent[a];
-    if (a > s->axis) *inner *= extent[a];
+  *len = axis < 0 ? tsr_elems_of(nd, extent) : extent[axis];
+  for (int a = 0; a < nd && axis >= 0; a++) {
+    if (a < axis) *outer *= extent[a];
+    if (a > axis) *inner *= extent[a];
   }
 }
 
@@ -385,7 +383,7 @@ static int scan_one(const take_ctx *c, const tsr_prog *prog, const int64_t *star
                     const int64_t *extent, size_t n, double **buf) {
   const tsr_stage_scan *s = c->scan;
   int64_t o, l, i;
-  scan_lines(s, c->node->grid.ndim, extent, &o, &l, &i);
+  tsr_stage_scan_lines(s->axis, c->node->grid.ndim, extent, &o, &l, &i);
   if (*buf) return tsr_be_scan(c->ex->be, o, l, i, *buf, s->op, s->identity, s->nan);
   TSR_CHECK(tsr_be_alloc(c->ex->be, n, buf));
   return tsr_be_scan_box(c->ex->be, prog, start, extent, o, l, i, *buf, s->op, s->identity, s->nan);

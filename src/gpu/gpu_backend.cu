@@ -24,7 +24,7 @@ static int gpu_available(void) {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-static int exchange_on; /* NCCL is up: exchange moves device memory */
+static int exchange_on; /* NCCL carries the exchanges: exchange moves device memory */
 
 /* The entry k (0-based) of a comma-separated list into out; the list's
  * length. */
@@ -118,7 +118,7 @@ static int gpu_setup(const tsr_backend_config *cfg) {
   /* NCCL needs a distinct GPU per rank: where any node shares GPUs among
    * ranks (--gpus-shared), every rank exchanges through MPI instead. */
   if (!cfg->any_shared) TSR_CHECK(tsr_gpu_nccl_start());
-  exchange_on = tsr_gpu_nccl_started();
+  exchange_on = tsr_gpu_nccl_on();
   if (tsr_gpu_memory_limit() < tsr_gpu_eval_min_memory())
     return TSR_ERROR(TSR_ERR_MEMORY, "--mem-limit leaves too little GPU memory (%zu bytes)",
                      tsr_gpu_memory_limit());

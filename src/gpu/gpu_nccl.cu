@@ -100,7 +100,7 @@ static int nccl_alltoall(char *const *send, const size_t *sendn, char *const *re
   return TSR_OK;
 }
 
-extern "C" int tsr_gpu_nccl_started(void) { return wanted; }
+extern "C" int tsr_gpu_nccl_on(void) { return wanted; }
 
 extern "C" int tsr_gpu_nccl_exchange(const tsr_be_msg *sends, int nsends, const tsr_be_msg *recvs,
                                      int nrecvs) {

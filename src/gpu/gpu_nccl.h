@@ -20,7 +20,7 @@ int tsr_gpu_nccl_start(void);
  * current device the first time, over all ranks. */
 int tsr_gpu_nccl_ready(void);
 /* Whether NCCL carries the exchanges (2 or more ranks, GPUs not shared). */
-int tsr_gpu_nccl_started(void);
+int tsr_gpu_nccl_on(void);
 /* The backend's exchange op (backend.h): device buffers sent and received
  * with grouped ncclSend/ncclRecv, one message per peer and direction. The
  * buffers are ready (every op of the backend has finished when it

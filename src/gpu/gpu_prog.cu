@@ -207,6 +207,13 @@ static int leaf_upload(const tsr_leaf *l, dprog *d, int *ntab, dleaf *x) {
   return TSR_OK;
 }
 
+/* Whether p runs as GEN or GEN_REST (gpu_prog.cuh): a chain or a dag whose
+ * leaf is a random one the walk generates. */
+int tsr_gpu_prog_walks(const tsr_prog *p) {
+  int dag = !is_chain(p) && is_dag(p);
+  return (is_chain(p) || dag) && is_gen(p, dag);
+}
+
 /* Copies a program to its device form; DATA leaves are uploaded (given back
  * by prog_release). */
 int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d) {

@@ -604,5 +604,8 @@ __device__ static inline void gen_next(const dprog &p, const dbox &b, long long 
 int tsr_gpu_prog_upload(const tsr_prog *p, dprog *d);
 int tsr_gpu_prog_release(dprog *d);
 dbox tsr_gpu_make_box(int ndim, const int64_t *start, const int64_t *extent);
+/* Whether tsr_gpu_prog_upload would make p a GEN or GEN_REST program,
+ * without uploading it. */
+int tsr_gpu_prog_walks(const tsr_prog *p);
 
 #endif

@@ -267,7 +267,7 @@ __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const 
 
 /* GEN kernels run 2 blocks of THREADS per SM (124 registers: gen_stream_run's
  * quads and the next quad's words; before it, gen_walk_run's pairs ran 3
- * blocks at 78), GEN_REST ones 4 (64 registers; left alone they take 68 and
+ * blocks at 78), GEN_REST ones were at 4 (64 registers; left alone they take 68 and
  * fit 3): W1 0.627 -> 0.617 s on an H200 with the one-element loop; 5 blocks
  * (51 registers, more stack) was slower, 0.646 s (bench/RESULTS.md,
  * 2026-11-26 15:30). With dag programs (the where row) the 64 registers

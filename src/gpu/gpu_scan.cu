@@ -138,6 +138,16 @@ __global__ static void tile_kernel(long long len, long long inner, double *a, in
   for (int k = t; k < n; k += THREADS) p[(base + k) * inner] = s[SLOT(k)];
 }
 
+/* A generated value of the tile: the program's, NaN read as identity when
+ * nan is set. */
+template <bool NORMAL>
+__device__ static inline double gen_one(const dprog &p, const gen_table &table, uint64_t odd,
+                                        uint4 words, int nan, double identity) {
+  double v = gen_value<NORMAL>(p, table, odd, words);
+  if (p.chain == GEN_REST) v = gen_rest(p, v);
+  return nan && v != v ? identity : v;
+}
+
 /* tile_kernel for scan_box: each thread generates its ITEMS consecutive
  * values of the tile (a GEN or GEN_REST program, gpu_prog.cuh, with the
  * full reductions' walk and arithmetic: eval_box's bits) and scans them as
@@ -148,14 +158,6 @@ __global__ static void tile_kernel(long long len, long long inner, double *a, in
  * shares them between the pair's two gen_value calls, which read the same
  * words), as eval_kernel's pairs do: the walk one element a thread took
  * 1.33-1.45 ms a 10^8 chunk on an H200, the generation alone 0.75 ms. */
-template <bool NORMAL>
-__device__ static inline double gen_one(const dprog &p, const gen_table &table, uint64_t odd,
-                                        uint4 words, int nan, double identity) {
-  double v = gen_value<NORMAL>(p, table, odd, words);
-  if (p.chain == GEN_REST) v = gen_rest(p, v);
-  return nan && v != v ? identity : v;
-}
-
 template <bool NORMAL>
 __global__ static void tile_gen_kernel(const __grid_constant__ dprog p, dbox b, long long len,
                                        double *a, int op, double identity, int nan, double *agg) {
@@ -227,19 +229,11 @@ __global__ static void tiles_kernel(long long len, long long inner, double *a, l
   }
 }
 
-/* The last step of a tiled scan with the chunk's carry and cast: slab o
- * (blockIdx.y) of the chunk, element (l, i) at k = l inner + i; the values
- * of the first tile and the already complete last value get no prefix. */
-/* Each thread keeps UNROLL loads in flight (one at a time left the
- * carry pass of a 10^8 chunk at 0.78 ms on an H200, 2.0 TB/s: a load a
- * thread, even at full occupancy, is too little in flight for HBM3e; with
- * four, 0.665 ms). OP: the operation as a constant where it is one of the
- * common ones (the switch then folds away: two indirect branches an element
- * fewer), else -1 and op; INNER1: lines of inner 1, whose index math is the
- * element's own (the carry one value a slab). */
-#define UNROLL 4
 /* a[k] = f(k, a[k]) for k < n, grid-stride, with UNROLL loads of a thread
- * issued before any is used. */
+ * issued before any is used (one at a time left the carry pass of a 10^8
+ * chunk at 0.78 ms on an H200, 2.0 TB/s: a load a thread, even at full
+ * occupancy, is too little in flight for HBM3e; with four, 0.665 ms). */
+#define UNROLL 4
 template <class F> __device__ static inline void each_unrolled(double *a, long long n, F f) {
   long long stride = (long long)gridDim.x * blockDim.x;
   for (long long k0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; k0 < n;
@@ -256,6 +250,13 @@ template <class F> __device__ static inline void each_unrolled(double *a, long l
 template <int OP> __device__ static inline double scan_op(int op, double x, double y) {
   return OP >= 0 ? tsr_ew_binary(OP, x, y) : ew_binary_dev(op, x, y);
 }
+/* The last step of a tiled scan with the chunk's carry and cast: slab o
+ * (blockIdx.y) of the chunk, element (l, i) at k = l inner + i; the values
+ * of the first tile and the already complete last value get no prefix.
+ * OP: the operation as a constant where it is one of the common ones (the
+ * switch then folds away: two indirect branches an element fewer), else -1
+ * and op; INNER1: lines of inner 1, whose index math is the element's own
+ * (the carry one value a slab). */
 template <int OP, bool INNER1>
 __global__ static void __launch_bounds__(THREADS, 4)
     finish_kernel(long long len, long long inner, double *a, int op, const double *agg,
@@ -374,16 +375,13 @@ extern "C" int tsr_gpu_scan_box(const tsr_prog *prog, const int64_t *start, cons
                                 int64_t outer, int64_t len, int64_t inner, double *a, int op,
                                 double identity, int nan) {
   tsr_gpu_bind_device();
-  if (outer * inner < FEW_LINES && len > TILE && inner == 1 && prog->ndim >= 1) {
+  if (outer * inner < FEW_LINES && len > TILE && inner == 1 && tsr_gpu_prog_walks(prog)) {
     dprog d;
     TSR_CHECK(tsr_gpu_prog_upload(prog, &d));
-    int st = TSR_OK, gen = d.chain == GEN || d.chain == GEN_REST;
-    if (gen) {
-      dbox b = tsr_gpu_make_box(prog->ndim, start, extent);
-      st = scan_tiled(outer, len, inner, a, op, identity, nan, &d, &b);
-    }
+    dbox b = tsr_gpu_make_box(prog->ndim, start, extent);
+    int st = scan_tiled(outer, len, inner, a, op, identity, nan, &d, &b);
     int rs = tsr_gpu_prog_release(&d);
-    if (gen || st != TSR_OK || rs != TSR_OK) return st != TSR_OK ? st : rs;
+    return st != TSR_OK ? st : rs;
   }
   TSR_CHECK(tsr_gpu_eval_box(prog, start, extent, a));
   return tsr_gpu_scan(outer, len, inner, a, op, identity, nan);

@@ -305,12 +305,11 @@ static int trace_begin(const tsr_options *opt, double *mark, double parsed) {
   tsr_trace_span(TSR_TRACE_PHASE, "setup", 0, parsed, now, (tsr_trace_args){-1, 0, 0, 0});
   /* its parts (setup.h): on the phases' row, inside the setup span */
   const tsr_setup_parts *sp = tsr_job_setup_parts();
-  tsr_trace_span(TSR_TRACE_PHASE, "setup: backend start", 0, sp->begun, sp->started,
-                 (tsr_trace_args){-1, 0, 0, 0});
-  tsr_trace_span(TSR_TRACE_PHASE, "setup: device bind", 0, sp->started, sp->bound,
-                 (tsr_trace_args){-1, 0, 0, 0});
-  tsr_trace_span(TSR_TRACE_PHASE, "setup: backend setup", 0, sp->bound, sp->ready,
-                 (tsr_trace_args){-1, 0, 0, 0});
+  static const char *const part[] = {"setup: backend start", "setup: device bind",
+                                     "setup: backend setup"};
+  const double at[] = {sp->begun, sp->started, sp->bound, sp->ready};
+  for (int i = 0; i < 3; i++)
+    tsr_trace_span(TSR_TRACE_PHASE, part[i], 0, at[i], at[i + 1], (tsr_trace_args){-1, 0, 0, 0});
   *mark = now;
   return TSR_OK;
 }
@@ -504,9 +503,10 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
         "the result has %lld elements; eval prints at most %lld: reduce or slice it",
         (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
   double parsed = tsr_trace_now();
+  t.parse = tsr_comm_time() - t0;
   if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
   if (st == TSR_OK) st = check_value(&ex, &v);
-  t.parse = tsr_comm_time() - t0;
+  t.plan = tsr_comm_time() - t0 - t.parse; /* set-up included, as tsr_run_job's */
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
   if (st == TSR_OK) st = compute_timed(&ex, &v, repeat, times, &last_comm);
   trace_phase("compute", &mark);

@@ -259,9 +259,9 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
                             .no_walk = k.gpu_no_walk};
   TSR_CHECK(bind_device(ex->be, opt->gpus_shared || k.gpus_shared, opt->devices_checked, &cfg));
   parts.bound = parts.ready = tsr_trace_now();
-  int st2 = tsr_be_setup(ex->be, &cfg);
+  st = tsr_be_setup(ex->be, &cfg);
   parts.ready = tsr_trace_now();
-  return st2;
+  return st;
 }
 
 int tsr_job_devices_check(const tsr_options *opt, int *checked) {

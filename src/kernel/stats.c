@@ -118,12 +118,10 @@ tsr_stat tsr_stat_of_values(int kind, const double *x, int64_t len, double first
     s.a = lane_sum(x, len, 0.0);
     break;
   case RM_ARGMAX:
-  case RM_ARGMIN:
-    if (tsr_red_flags(kind) & RF_SKIPNAN) { /* nanargmax, nanargmin */
-      s = one_by_one(kind, x, len, first);
-      break;
-    }
-    s = lane_arg(x, len, first, tsr_red_monoid(kind) == RM_ARGMAX);
+  case RM_ARGMIN: /* nanargmax and nanargmin one at a time */
+    s = tsr_red_flags(kind) & RF_SKIPNAN
+            ? one_by_one(kind, x, len, first)
+            : lane_arg(x, len, first, tsr_red_monoid(kind) == RM_ARGMAX);
     break;
   default:
     s = one_by_one(kind, x, len, first);

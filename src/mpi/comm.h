@@ -56,10 +56,10 @@ int tsr_comm_bcast_bytes(void *buf, size_t nbytes, int root);
  * the two exchanges above then move their data through it (the byte counts
  * still travel over MPI). allgather: every rank sends n bytes; recv receives
  * size*n bytes in rank order. alltoall: send[d]/sendn[d] bytes for rank d,
- * recv[r]/recvn[r] from rank r (counts known on both sides). */
-/* up: whether it carries the exchanges now (the same on every rank: NCCL's
- * communicator is made at the first device exchange, collectively, and
- * until then the exchanges take MPI). */
+ * recv[r]/recvn[r] from rank r (counts known on both sides). up: whether it
+ * carries the exchanges now (the same on every rank: NCCL's communicator is
+ * made at the first device exchange, collectively, and until then the
+ * exchanges take MPI). */
 typedef struct tsr_comm_transport {
   const char *name;
   int (*allgather)(const void *send, size_t n, void *recv);
