@@ -139,26 +139,40 @@ static size_t available_memory(void) {
  * to start far more). */
 #define MAX_THREADS 4096
 
+/* A rank whose backend keeps its data in device memory stages chunks and
+ * waits for its kernels with at most this many threads. */
+#define DEVICE_MAX_THREADS 16
+
 /* The cores this rank is bound to, or the node's cores shared among its
- * ranks when unbound. */
-static int core_threads(void) {
+ * ranks when unbound. With a device backend, half of them and at most
+ * DEVICE_MAX_THREADS: its threads mostly wait for the GPU, and OpenMP's
+ * waiting threads spin on their cores, so that a node's ranks with a thread
+ * on every core starve the threads that drive the GPUs (the CUDA driver's,
+ * NCCL's, each rank's main thread). On a 4x H200 node of 64 cores, 16
+ * threads a rank (every core) took matmul 16384^2 on 4 GPUs to 0.27-0.31 s
+ * and 8 to 0.053 s; svd 10^6 x 10^3 0.31-0.36 s against 0.095 s; one GPU's
+ * cumsum of 10^9 values 21-32 ms with 64 threads, 17 ms with 16
+ * (bench/RESULTS.md 2026-11-28 13:28). */
+static int core_threads(int device) {
   cpu_set_t set;
   long node = sysconf(_SC_NPROCESSORS_ONLN);
   int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)node;
   int t = mine < node ? mine : (int)(node / tsr_comm_local_size());
+  if (device) t = t / 2 < DEVICE_MAX_THREADS ? t / 2 : DEVICE_MAX_THREADS;
   return t > 0 ? t : 1;
 }
 
 /* Threads per rank: OMP_NUM_THREADS when it is a number (its first, as
  * OpenMP reads "N,M"), capped at MAX_THREADS with a note from rank 0 when
- * note is set; otherwise (unset, or a value OpenMP itself ignores) the cores. */
-static int default_threads(int note) {
+ * note is set; otherwise (unset, or a value OpenMP itself ignores) the cores
+ * (device: the backend keeps its data in device memory). */
+static int default_threads(int note, int device) {
   const char *v = getenv("OMP_NUM_THREADS");
   char *end = NULL;
   errno = 0;
   long n = v ? strtol(v, &end, 10) : 0;
   int number = v && end != v && n > 0 && (*end == '\0' || *end == ',' || *end == ' ');
-  if (!number) return core_threads();
+  if (!number) return core_threads(device);
   if (n <= MAX_THREADS && errno != ERANGE) return (int)n;
   if (note && tsr_comm_rank() == 0)
     fprintf(stderr, "tessera: OMP_NUM_THREADS=%s capped to %d\n", v, MAX_THREADS);
@@ -166,6 +180,11 @@ static int default_threads(int note) {
 }
 
 /* ---- the backend and its device ------------------------------------------------- */
+
+/* Whether be keeps its data in device memory (a GPU backend). */
+static int device_backend(const tsr_backend_ops *be) {
+  return !(tsr_be_caps(be) & TSR_BE_HOST_MEMORY);
+}
 
 static int choose_backend(const tsr_options *opt, const tsr_knobs *k, const tsr_backend_ops **be) {
   const tsr_backend_ops *gpu = tsr_backend_find("cuda");
@@ -241,7 +260,11 @@ int tsr_job_setup(const tsr_options *opt, tsr_exec *ex) {
   parts.started = parts.bound = parts.ready = tsr_trace_now();
   ex->rank = tsr_comm_rank();
   ex->size = tsr_comm_size();
-  ex->threads = opt->threads > 0 ? opt->threads : default_threads(!opt->devices_checked);
+  ex->threads = opt->threads > 0 ? opt->threads
+                                 : default_threads(!opt->devices_checked, device_backend(ex->be));
+  /* every backend's parallel loops (the executor's, linalg's) run this many
+   * threads: OpenMP's own default is every core of the node in each rank */
+  omp_set_num_threads(ex->threads);
   ex->mem_limit =
       opt->mem_limit ? opt->mem_limit : available_memory() / 2 / (size_t)tsr_comm_local_size();
   ex->no_fuse = opt->no_fuse;
@@ -271,7 +294,7 @@ int tsr_job_devices_check(const tsr_options *opt, int *checked) {
   int st = tsr_knobs_read(&k);
   if (st == TSR_OK) st = choose_backend(opt, &k, &be);
   TSR_CHECK(tsr_agree_each(st));
-  if (opt->threads == 0) default_threads(1); /* its note once, not once a trial */
+  if (opt->threads == 0) default_threads(1, 0); /* its note once, not once a trial */
   TSR_CHECK(bind_device(be, opt->gpus_shared || k.gpus_shared, 0, &cfg));
   *checked = 1 + cfg.any_shared;
   return TSR_OK;
