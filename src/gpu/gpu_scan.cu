@@ -232,8 +232,11 @@ __global__ static void tiles_kernel(long long len, long long inner, double *a, l
 /* a[k] = f(k, a[k]) for k < n, grid-stride, with UNROLL loads of a thread
  * issued before any is used (one at a time left the carry pass of a 10^8
  * chunk at 0.78 ms on an H200, 2.0 TB/s: a load a thread, even at full
- * occupancy, is too little in flight for HBM3e; with four, 0.665 ms). */
-#define UNROLL 4
+ * occupancy, is too little in flight for HBM3e; with four, 0.665 ms; with
+ * eight, ten chunks side by side 5.0 ms, 0.50 ms each. Sixteen, as eight
+ * 16-byte loads, took the whole scan 1.3 ms longer: bench/RESULTS.md
+ * 2026-11-28 13:37). */
+#define UNROLL 8
 template <class F> __device__ static inline void each_unrolled(double *a, long long n, F f) {
   long long stride = (long long)gridDim.x * blockDim.x;
   for (long long k0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; k0 < n;

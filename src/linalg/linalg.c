@@ -375,14 +375,46 @@ static int mm_acc(const tsr_exec *ex, const mm *p, double **acc) {
   return TSR_OK;
 }
 
+static int64_t max_of(const int64_t *v, int64_t n) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+/* Tasks a rank runs at once (a wave): its threads, fewer where a wave's
+ * operand blocks and products, with this rank's output chunks (held from
+ * the first wave to the last), would pass the backend's memory limit (the
+ * GPU pool's) or --mem-limit; at least one. The same on every rank: the
+ * waves are collective. (A wave as wide as a 64-core node's threads took
+ * matmul 32768^2 out of an H100's memory: 64 x 1.5 GB of blocks.) */
+static int mm_width(const tsr_exec *ex, const mm *p, int64_t *W) {
+  size_t limit = tsr_be_memory_limit(ex->be);
+  if (!limit) limit = ex->mem_limit;
+  double mmax = (double)max_of(p->msz, p->nmr), nmax = (double)max_of(p->nsz, p->nnc),
+         kmax = (double)max_of(p->ksz, p->nkb), held = 0.0;
+  double per = 8.0 * (mmax * kmax + kmax * nmax + mmax * nmax);
+  for (int64_t c = ex->rank; c < p->nmr * p->nnc; c += ex->size)
+    held += 8.0 * (double)mm_elems(p, c);
+  int64_t w = ex->threads > 0 ? ex->threads : 1;
+  if (limit && per > 0) {
+    double fit = ((double)limit - held) / per;
+    if (fit < (double)w) w = fit < 1.0 ? 1 : (int64_t)fit;
+  }
+  int agreed = 1;
+  TSR_CHECK(tsr_agree_min((int)(w > 4096 ? 4096 : w), &agreed));
+  *W = agreed;
+  return TSR_OK;
+}
+
 static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   mm p;
   mm_init(&p, ex, n);
   int64_t nchunks = p.nmr * p.nnc;
-  mm_waves v = {ex->threads > 0 ? ex->threads : 1, 0, NULL, NULL};
+  mm_waves v = {1, 0, NULL, NULL};
   mm_bufs b = {0};
   double **acc = calloc((size_t)nchunks + 1, sizeof(double *));
-  int st = mm_plan_waves(&p, ex->size, &v);
+  int st = mm_width(ex, &p, &v.W);
+  if (st == TSR_OK) st = mm_plan_waves(&p, ex->size, &v);
   if (st == TSR_OK && !acc) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory planning a product");
   if (st == TSR_OK) st = mm_acc(ex, &p, acc);
   if (st == TSR_OK) st = mm_bufs_alloc(&b, v.W, ex->size);

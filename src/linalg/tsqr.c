@@ -45,22 +45,43 @@ int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
 /* ---- svd_flip -------------------------------------------------------------- */
 
 /* Per column of U: the entry of largest magnitude among this rank's blocks
- * (the first in row order on ties), as (|u|, global row, sign). */
+ * (the first in row order on ties), as (|u|, global row, sign). The blocks
+ * are scanned side by side, then merged in block order. */
 static int flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, tsr_colmax *pick) {
-  tsr_colmax *blk = malloc(sizeof(tsr_colmax) * (size_t)(k + 1));
+  int64_t mine = (pl->nblocks - pl->rank + pl->size - 1) / pl->size;
+  tsr_colmax *blk = malloc(sizeof(tsr_colmax) * (size_t)(k * mine + 1));
   if (!blk) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int64_t j = 0; j < k; j++) pick[j] = (tsr_colmax){-1.0, -1, 1.0};
+  tsr_workers w;
+  tsr_workers_init(&w);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < mine; i++) {
+    if (tsr_workers_stop(&w)) continue;
+    int64_t b = pl->rank + i * pl->size;
+    tsr_workers_fail(&w, tsr_be_col_absmax(pl->be, pl->rows[b], k, out[b], blk + i * k));
+  }
+  int st = tsr_workers_end(&w);
   int64_t first = 0;
-  int st = TSR_OK;
   for (int64_t b = 0; b < pl->nblocks && st == TSR_OK; first += pl->rows[b], b++) {
     if (owner(pl, b) != pl->rank) continue;
-    st = tsr_be_col_absmax(pl->be, pl->rows[b], k, out[b], blk);
-    for (int64_t j = 0; j < k && st == TSR_OK; j++)
-      if (blk[j].big > pick[j].big)
-        pick[j] = (tsr_colmax){blk[j].big, first + blk[j].row, blk[j].sign};
+    const tsr_colmax *c = blk + ((b - pl->rank) / pl->size) * k;
+    for (int64_t j = 0; j < k; j++)
+      if (c[j].big > pick[j].big) pick[j] = (tsr_colmax){c[j].big, first + c[j].row, c[j].sign};
   }
   free(blk);
   return st;
+}
+
+/* Column j of this rank's blocks of U times f[j], the blocks side by side. */
+static int flip_blocks(const tsr_tsqr_plan *pl, int64_t k, double **out, const double *f) {
+  tsr_workers w;
+  tsr_workers_init(&w);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t b = pl->rank; b < pl->nblocks; b += pl->size) {
+    if (tsr_workers_stop(&w)) continue;
+    tsr_workers_fail(&w, tsr_be_scale_cols(pl->be, pl->rows[b], k, out[b], f));
+  }
+  return tsr_workers_end(&w);
 }
 
 /* sklearn's svd_flip (u-based) over the distributed U: the entry of largest
@@ -95,8 +116,7 @@ static int svd_flip(const tsr_tsqr_plan *pl, int64_t k, double **out, double *vt
       if (f[j] < 0)
         for (int64_t c = 0; c < n; c++) vt[j * n + c] = -vt[j * n + c];
     }
-    for (int64_t b = pl->rank; b < pl->nblocks && st == TSR_OK; b += pl->size)
-      st = tsr_be_scale_cols(pl->be, pl->rows[b], k, out[b], f);
+    st = flip_blocks(pl, k, out, f);
   }
   free(all), free(counts), free(mine), free(f);
   return tsr_agree(st);
