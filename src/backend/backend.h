@@ -160,7 +160,8 @@ typedef struct tsr_backend_ops {
   /* Backend memory, where --no-fuse keeps materialized chunks (host memory
    * for the CPU, device memory for the GPU); CHUNKS leaves and leaves marked
    * resident read it. download copies n values of it to host memory, upload
-   * n values of host memory into it. */
+   * n values of host memory into it; both return with the copy complete, so
+   * that another thread may read the buffer next. */
   int (*alloc)(size_t bytes, double **ptr);
   void (*release)(double *ptr);
   int (*download)(const double *src, double *dst, size_t n);

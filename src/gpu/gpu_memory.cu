@@ -142,9 +142,15 @@ int tsr_gpu_download(const double *src, double *dst, size_t n) {
   return TSR_OK;
 }
 
+/* Returns with the values in device memory: a cudaMemcpy from pageable host
+ * memory may return once they are staged, before the DMA has written them,
+ * and the buffer is often read next on another thread's stream (a --no-fuse
+ * rechunk's chunk staged on a worker, sorted on the main thread: a median
+ * once read the block's previous contents on a loaded GPU). */
 int tsr_gpu_upload(const double *src, double *dst, size_t n) {
   tsr_gpu_bind_device();
   CUDA_CHECK(cudaMemcpy(dst, src, sizeof(double) * n, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   return TSR_OK;
 }
 
