@@ -349,12 +349,23 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
                          tsr_value_type_name(&base));
   const tsr_node *x = base.arr;
   tsr_axis_sel sel[TSR_MAXDIM * 2];
-  int nsel = 0, axis = 0, outdim = 0;
+  int nsel = 0, axis = 0, outdim = 0, used = 0, ellipses = 0;
+  for (int k = 0; k < e->nitems; k++) { /* the axes the items other than ... take */
+    used += e->items[k]->kind != AST_NONE && e->items[k]->kind != AST_ELLIPSIS;
+    if (e->items[k]->kind == AST_ELLIPSIS && ellipses++)
+      return tsr_ctx_error(&ip->ctx, e->items[k], TSR_ERR_INDEX,
+                           "an index can only have a single ellipsis ('...')");
+  }
   for (int k = 0; k < e->nitems; k++) {
     const ast_node *it = e->items[k];
     if (nsel == TSR_MAXDIM * 2)
       return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX, "more than %d indices and new axes",
                            TSR_MAXDIM * 2);
+    if (it->kind == AST_ELLIPSIS) { /* the axes no other item takes, whole */
+      for (int n = x->grid.ndim - used; n > 0 && nsel < TSR_MAXDIM * 2; n--, axis++, outdim++)
+        sel[nsel++] = (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, x->grid.shape[axis], 0};
+      continue;
+    }
     if (it->kind == AST_NONE) {
       sel[nsel++] = (tsr_axis_sel){TSR_SEL_NEWAXIS, 0, 0, 0, 0};
       outdim++;
@@ -750,6 +761,8 @@ int tsr_interp_expr(tsr_interp *ip, const ast_node *e, tsr_value *out) {
     return eval_index(ip, e, out);
   case AST_SLICE:
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_SYNTAX, "a slice is only valid inside [ ]");
+  case AST_ELLIPSIS:
+    return tsr_ctx_error(&ip->ctx, e, TSR_ERR_SYNTAX, "'...' is only valid inside [ ]");
   }
   return tsr_ctx_error(&ip->ctx, e, TSR_ERR_INTERNAL, "unknown expression");
 }

@@ -10,20 +10,21 @@
 #define TSR_AST_H
 
 typedef enum ast_kind {
-  AST_NUM,   /* number literal: num (and ival/is_int for integers)         */
-  AST_STR,   /* string literal: str (escapes resolved)                     */
-  AST_NAME,  /* identifier: str                                            */
-  AST_NONE,  /* None                                                       */
-  AST_BOOL,  /* True/False: ival = 1/0                                     */
-  AST_TUPLE, /* (a, b, ...) or a bare "a, b": items/nitems                 */
-  AST_UNARY, /* op ('-', '+' or '~') applied to left                       */
-  AST_BINOP, /* left op right: '+','-','*','/','%','@', AST_OP_POW or      */
-             /* AST_OP_FLOORDIV                                            */
-  AST_CALL,  /* callee(items..., kwnames[i]=kwvalues[i]...)                */
-  AST_ATTR,  /* left.str (a method reference or an attribute like .shape)  */
-  AST_INDEX, /* left[items...]: each item an expression, AST_SLICE or      */
-             /* AST_NONE (newaxis)                                         */
-  AST_SLICE  /* start:stop:step inside an index; NULL parts are omitted    */
+  AST_NUM,     /* number literal: num (and ival/is_int for integers)         */
+  AST_STR,     /* string literal: str (escapes resolved)                     */
+  AST_NAME,    /* identifier: str                                            */
+  AST_NONE,    /* None                                                       */
+  AST_BOOL,    /* True/False: ival = 1/0                                     */
+  AST_TUPLE,   /* (a, b, ...) or a bare "a, b": items/nitems                 */
+  AST_UNARY,   /* op ('-', '+' or '~') applied to left                       */
+  AST_BINOP,   /* left op right: '+','-','*','/','%','@', AST_OP_POW or      */
+               /* AST_OP_FLOORDIV                                            */
+  AST_CALL,    /* callee(items..., kwnames[i]=kwvalues[i]...)                */
+  AST_ATTR,    /* left.str (a method reference or an attribute like .shape)  */
+  AST_INDEX,   /* left[items...]: each item an expression, AST_SLICE,       */
+               /* AST_NONE (newaxis) or AST_ELLIPSIS                         */
+  AST_SLICE,   /* start:stop:step inside an index; NULL parts are omitted    */
+  AST_ELLIPSIS /* ... inside an index: as many whole axes as the rest leaves */
 } ast_kind;
 
 /* operators of more than one character */

@@ -32,9 +32,9 @@ typedef struct lexer {
 /* Longest first, so that "**=" is not read as "**" then "=". Operators the
  * language rejects are still tokens: the parser can then say "operator '%'
  * is not supported" instead of a vaguer "unexpected character". */
-static const char *const multi_ops[] = {"**=", "//=", ">>=", "<<=", "**", "//", "<<",
-                                        ">>",  "<=",  ">=",  "==",  "!=", "+=", "-=",
-                                        "*=",  "/=",  "%=",  "@=",  "&=", "|=", "^="};
+static const char *const multi_ops[] = {"...", "**=", "//=", ">>=", "<<=", "**", "//", "<<",
+                                        ">>",  "<=",  ">=",  "==",  "!=",  "+=", "-=", "*=",
+                                        "/=",  "%=",  "@=",  "&=",  "|=",  "^="};
 static const char single_ops[] = "+-*/@%&|^~<>=()[]{},:;.";
 
 static void advance(lexer *lx) {

@@ -391,10 +391,15 @@ static int parse_slice_part(parser *p, ast_node **out) {
   return ends_slice_part(peek(p)) ? TSR_OK : parse_expr(p, out);
 }
 
-/* One subscript: an expression or start:stop:step with any part omitted. */
+/* One subscript: an expression, start:stop:step with any part omitted, or
+ * `...`. */
 static int parse_subscript(parser *p, ast_node **out) {
   const tsr_token *t = peek(p);
   ast_node *first = NULL, *slice;
+  if (is_op(t, "...")) { /* x[..., 0] */
+    next(p);
+    return new_node(p, AST_ELLIPSIS, t, out);
+  }
   if (!is_op(t, ":")) {
     TSR_CHECK(parse_expr(p, &first));
     if (!is_op(peek(p), ":")) {

@@ -74,6 +74,9 @@ static void sexpr(sbuf *b, const ast_node *n) {
   case AST_NONE:
     put(b, "None");
     break;
+  case AST_ELLIPSIS:
+    put(b, "...");
+    break;
   case AST_BOOL:
     put(b, n->ival ? "True" : "False");
     break;
@@ -495,6 +498,8 @@ START_TEST(slices_with_omitted_parts_and_negative_values) {
   ck_expr("x[a:b:c, ::2, None, -1]", "([] x (: a b c) (: _ _ 2) None (u- 1))");
   ck_expr("x[1, 2]", "([] x 1 2)");
   ck_expr("x[i,]", "([] x i)");
+  ck_expr("x[..., 0]", "([] x ... 0)");
+  ck_expr("x[1, ..., ::-1, None]", "([] x 1 ... (: _ _ (u- 1)) None)");
   ck_expr("x[n - 1:n + 1]", "([] x (: (- n 1) (+ n 1) _))");
 }
 END_TEST
