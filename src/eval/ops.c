@@ -15,6 +15,7 @@
 #include "eval/ops_stats.h"
 #include "eval/ops_logic.h"
 #include "eval/ops_scan.h"
+#include "eval/ops_shape.h"
 #include "eval/ops_quantile.h"
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
@@ -186,8 +187,32 @@ const tsr_op_def tsr_ops[] = {
      "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk", NULL, SEC_HDF5},
     {"save", OPK_ARRAY, 0, {"file", "dataset", "array", "compression", "level", NULL}, 3, 3, 0,
      tsr_b_save, "save(file, dataset, array, compression=None, level=4): write array to HDF5 (a job statement)", NULL, SEC_HDF5},
-    {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", NULL}, 1, 1, 1, tsr_b_transpose,
-     "transpose(x), x.T: the axes of a 1-d or 2-d array reversed", ".T", SEC_LINALG},
+    {"tril", OPK_ARRAY, 0, {"m", "k", NULL}, 2, 1, 0, tsr_b_tril,
+     "tril(m, k=0): m with the elements above the k-th diagonal of its last two axes zero (1-d m: its N x N)", NULL, SEC_ARRAY},
+    {"triu", OPK_ARRAY, 1, {"m", "k", NULL}, 2, 1, 0, tsr_b_tril,
+     "triu(m, k=0): m with the elements below the k-th diagonal of its last two axes zero (1-d m: its N x N)", NULL, SEC_ARRAY},
+    {"flip", OPK_ARRAY, SHAPE_FLIP, {"m", "axis", NULL}, 2, 1, 0, tsr_b_shape,
+     "flip(m, axis=None): m with the order of its elements reversed along axis (an int, a tuple; None: every axis); a view", NULL, SEC_ARRAY},
+    {"fliplr", OPK_ARRAY, SHAPE_FLIPLR, {"m", NULL}, 1, 1, 0, tsr_b_shape,
+     "fliplr(m): flip(m, axis=1), m at least 2-d", NULL, SEC_ARRAY},
+    {"flipud", OPK_ARRAY, SHAPE_FLIPUD, {"m", NULL}, 1, 1, 0, tsr_b_shape,
+     "flipud(m): flip(m, axis=0), m at least 1-d", NULL, SEC_ARRAY},
+    {"expand_dims", OPK_ARRAY, SHAPE_EXPAND_DIMS, {"a", "axis", NULL}, 2, 2, 0, tsr_b_shape,
+     "expand_dims(a, axis): a with a new axis of length 1 at each position of axis (an int or a tuple, positions in the result)", NULL, SEC_ARRAY},
+    {"squeeze", OPK_ARRAY, SHAPE_SQUEEZE, {"a", "axis", NULL}, 2, 1, 1, tsr_b_shape,
+     "squeeze(a, axis=None), x.squeeze(axis=None): a without its axes of length 1 (or the named ones, which must have length 1)", NULL, SEC_ARRAY},
+    {"atleast_1d", OPK_ARRAY, SHAPE_ATLEAST_1D, {"x", NULL}, 1, 1, 0, tsr_b_shape,
+     "atleast_1d(x): x as an array of at least 1 dimension (0-d: shape (1,))", NULL, SEC_ARRAY},
+    {"atleast_2d", OPK_ARRAY, SHAPE_ATLEAST_2D, {"x", NULL}, 1, 1, 0, tsr_b_shape,
+     "atleast_2d(x): at least 2 dimensions (0-d: (1, 1); (N,): (1, N))", NULL, SEC_ARRAY},
+    {"atleast_3d", OPK_ARRAY, SHAPE_ATLEAST_3D, {"x", NULL}, 1, 1, 0, tsr_b_shape,
+     "atleast_3d(x): at least 3 dimensions (0-d: (1, 1, 1); (N,): (1, N, 1); (M, N): (M, N, 1))", NULL, SEC_ARRAY},
+    {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", "axes", NULL}, 2, 1, 1, tsr_b_transpose,
+     "transpose(x, axes=None), x.transpose(axes), x.T: x's axes in the order axes (a tuple; None: reversed); a view", ".T", SEC_LINALG},
+    {"swapaxes", OPK_ARRAY, LA_TRANSPOSE, {"a", "axis1", "axis2", NULL}, 3, 3, 1, tsr_b_swapaxes,
+     "swapaxes(a, axis1, axis2), x.swapaxes(axis1, axis2): a with the two axes interchanged; a view", NULL, SEC_ARRAY},
+    {"moveaxis", OPK_ARRAY, LA_TRANSPOSE, {"a", "source", "destination", NULL}, 3, 3, 0, tsr_b_moveaxis,
+     "moveaxis(a, source, destination): a with the axes source (an int or a tuple) moved to the positions destination, the others in their order; a view", NULL, SEC_ARRAY},
     {"matmul", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 0, tsr_b_matmul,
      "matmul(x1, x2), x1 @ x2: matrix product of 1-d/2-d arrays (GEMM per block)", "@", SEC_LINALG},
     {"dot", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 1, tsr_b_matmul,

@@ -137,6 +137,38 @@ int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   return TSR_OK;
 }
 
+/* tril(m, k=0) (def->code 0): m where col <= row + k, else 0; triu(m, k=0)
+ * (1): m where col >= row + k. The mask is over m's last two axes with their
+ * chunks (a 1-d m is its own rows and columns: an N x N result, as NumPy's)
+ * and broadcasts over the leading ones; the zero has m's dtype. */
+int tsr_b_tril(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  tsr_node *m, *d, *keep, *zero, *r;
+  long long k = 0;
+  TSR_CHECK(tsr_arg_array(c, a, 0, def->name, &m));
+  if (a->given[1]) TSR_CHECK(tsr_arg_int(c, a, 1, "k", &k));
+  int nd = m->grid.ndim, rows = nd >= 2 ? nd - 2 : 0, cols = nd - 1;
+  if (nd < 1)
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "%s: input must be at least 1-d, got 0-d",
+                         def->name);
+  const tsr_grid *g = &m->grid;
+  tsr_grid sq;
+  int64_t shape[2] = {g->shape[rows], g->shape[cols]}, n[2] = {g->nchunks[rows], g->nchunks[cols]};
+  const int64_t *sizes[2] = {g->sizes[rows], g->sizes[cols]};
+  TSR_CHECK(tsr_grid_init_lists(&sq, 2, shape, sizes, n));
+  int st = row_minus_col(&sq, &d);
+  tsr_grid_free(&sq);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  /* row - col >= -k (tril), row - col <= -k (triu): exact integers */
+  TSR_CHECK(tsr_number_op_node(def->code ? EW_GREATER_EQUAL : EW_LESS_EQUAL, (double)-k, d, &keep));
+  tsr_value z = {0};
+  z.kind = V_INT;
+  TSR_CHECK(tsr_as_array(c, &z, call, m->dtype, &zero));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_where(keep, m, zero, &r)));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
 /* ---- linspace -------------------------------------------------------------- */
 
 /* NumPy's steps: y = arange(num) * step + start (y / div * delta when the

@@ -31,25 +31,63 @@ static int new_node(int op, tsr_node *x, tsr_node *y, double param, int ndim, co
   return st;
 }
 
-static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_value *out) {
-  const tsr_grid *g = &x->grid;
-  if (g->ndim > 2)
-    return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
-                         "transpose supports 1-d and 2-d arrays, got %d dimensions", g->ndim);
-  if (g->ndim < 2) {
+/* x with its axes in the order perm (output axis i is x's axis perm[i]): a
+ * view (fuse/fuse.c), with x's chunks in that order; a transpose of a
+ * transpose is one transpose, and the identity x itself. */
+static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, const int *perm,
+                          tsr_value *out) {
+  int nd = x->grid.ndim, p[TSR_MAXDIM], id = 1;
+  for (int i = 0; i < nd; i++) p[i] = perm[i];
+  if (x->kind == N_LINALG && x->op == LA_TRANSPOSE) { /* x = y's axes in the order q */
+    int q[TSR_MAXDIM];
+    tsr_perm_of(x->a, nd, q);
+    for (int i = 0; i < nd; i++) p[i] = q[perm[i]];
+    x = x->in[0];
+  }
+  for (int i = 0; i < nd; i++) id &= p[i] == i;
+  if (id) {
     tsr_set_array(out, x);
     return TSR_OK;
   }
-  if (x->kind == N_LINALG && x->op == LA_TRANSPOSE) { /* x.T.T is x */
-    tsr_set_array(out, x->in[0]);
-    return TSR_OK;
-  }
-  int64_t shape[2] = {g->shape[1], g->shape[0]}, n[2] = {g->nchunks[1], g->nchunks[0]};
-  const int64_t *sizes[2] = {g->sizes[1], g->sizes[0]};
+  const tsr_grid *g = &x->grid;
+  int64_t shape[TSR_MAXDIM], n[TSR_MAXDIM];
+  const int64_t *sizes[TSR_MAXDIM];
+  for (int i = 0; i < nd; i++)
+    shape[i] = g->shape[p[i]], n[i] = g->nchunks[p[i]], sizes[i] = g->sizes[p[i]];
   tsr_node *t;
-  TSR_CHECK(tsr_ctx_relocate(c, at,
-                             new_node(LA_TRANSPOSE, x, NULL, 0, 2, shape, sizes, n, x->dtype, &t)));
+  TSR_CHECK(tsr_ctx_relocate(
+      c, at,
+      new_node(LA_TRANSPOSE, x, NULL, tsr_perm_code(nd, p), nd, shape, sizes, n, x->dtype, &t)));
   tsr_set_array(out, t);
+  return TSR_OK;
+}
+
+/* An axis argument (one integer, negative from the end) of ndim axes. */
+static int axis_of(tsr_ctx *c, const ast_node *at, const tsr_value *v, int nd, const char *what,
+                   int *axis) {
+  if (v->kind != V_INT && v->kind != V_BOOL)
+    return tsr_ctx_error(c, at, TSR_ERR_TYPE, "%s must be an integer, got %s", what,
+                         tsr_value_type_name(v));
+  if (v->i < -nd || v->i >= nd)
+    return tsr_ctx_error(c, at, TSR_ERR_INDEX, "%s %lld is out of bounds for array of dimension %d",
+                         what, (long long)v->i, nd);
+  *axis = (int)(v->i < 0 ? v->i + nd : v->i);
+  return TSR_OK;
+}
+
+/* Axes given as an integer or a tuple (list) of them into ax[*n], each in
+ * range and none repeated. */
+static int axis_list(tsr_ctx *c, const ast_node *at, const tsr_value *v, int nd, const char *what,
+                     int *ax, int *n) {
+  int one = v->kind != V_TUPLE;
+  *n = one ? 1 : v->nitems;
+  if (*n > TSR_MAXDIM)
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE, "%s: more than %d axes", what, TSR_MAXDIM);
+  for (int k = 0; k < *n; k++) {
+    TSR_CHECK(axis_of(c, at, one ? v : &v->items[k], nd, what, &ax[k]));
+    for (int j = 0; j < k; j++)
+      if (ax[j] == ax[k]) return tsr_ctx_error(c, at, TSR_ERR_VALUE, "repeated axis in %s", what);
+  }
   return TSR_OK;
 }
 
@@ -58,7 +96,57 @@ int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr
   (void)def;
   tsr_node *x;
   TSR_CHECK(tsr_arg_array(c, a, 0, "transpose", &x));
-  return transpose_node(c, call, x, out);
+  int nd = x->grid.ndim, perm[TSR_MAXDIM], n = nd;
+  for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i; /* None: the axes reversed */
+  if (a->given[1] && a->v[1].kind != V_NONE) {
+    TSR_CHECK(axis_list(c, a->at[1], &a->v[1], nd, "axes", perm, &n));
+    if (n != nd)
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE,
+                           "axes don't match array: %d axes for an array of dimension %d", n, nd);
+  }
+  return transpose_node(c, call, x, perm, out);
+}
+
+int tsr_b_swapaxes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  (void)def;
+  tsr_node *x;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "swapaxes", &x));
+  int nd = x->grid.ndim, perm[TSR_MAXDIM], i1 = 0, i2 = 0;
+  TSR_CHECK(axis_of(c, a->at[1], &a->v[1], nd, "axis1", &i1));
+  TSR_CHECK(axis_of(c, a->at[2], &a->v[2], nd, "axis2", &i2));
+  for (int i = 0; i < nd; i++) perm[i] = i;
+  perm[i1] = i2, perm[i2] = i1;
+  return transpose_node(c, call, x, perm, out);
+}
+
+/* NumPy's moveaxis: the other axes in order, then each source axis inserted
+ * at its destination, in increasing destination order. */
+int tsr_b_moveaxis(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  (void)def;
+  tsr_node *x;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "moveaxis", &x));
+  int nd = x->grid.ndim, src[TSR_MAXDIM], dst[TSR_MAXDIM], ns = 0, nt = 0, order[TSR_MAXDIM], k = 0;
+  TSR_CHECK(axis_list(c, a->at[1], &a->v[1], nd, "source", src, &ns));
+  TSR_CHECK(axis_list(c, a->at[2], &a->v[2], nd, "destination", dst, &nt));
+  if (ns != nt)
+    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
+                         "`source` and `destination` arguments must have the same number of "
+                         "elements (%d and %d)",
+                         ns, nt);
+  for (int i = 0; i < nd; i++) {
+    int moved = 0;
+    for (int j = 0; j < ns; j++) moved |= src[j] == i;
+    if (!moved) order[k++] = i;
+  }
+  for (int d = 0; d < nd; d++) /* destinations in increasing order */
+    for (int j = 0; j < ns; j++) {
+      if (dst[j] != d) continue;
+      for (int m = k; m > d; m--) order[m] = order[m - 1];
+      order[d] = src[j], k++;
+    }
+  return transpose_node(c, call, x, order, out);
 }
 
 static void shape_text(const tsr_grid *g, char *buf, size_t n) {

@@ -226,10 +226,13 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
     if (n->in[0]->value != NULL) return compile_node(p, n->in[0], m, depth, one_op, reg);
     return add_leaf(p, n, m, LEAF_XFER, reg);
   case N_LINALG:
-    if (n->op == LA_TRANSPOSE) { /* a view: the two axes of the map swap (2-d only) */
+    if (n->op == LA_TRANSPOSE) { /* a view: output axis i is input axis perm[i] */
+      int perm[TSR_MAXDIM] = {0};
       axis_map mt = *m;
-      mt.out_axis[0] = m->out_axis[1], mt.off[0] = m->off[1], mt.step[0] = m->step[1];
-      mt.out_axis[1] = m->out_axis[0], mt.off[1] = m->off[0], mt.step[1] = m->step[0];
+      tsr_perm_of(n->a, n->grid.ndim, perm);
+      for (int i = 0; i < n->grid.ndim; i++)
+        mt.out_axis[perm[i]] = m->out_axis[i], mt.off[perm[i]] = m->off[i],
+        mt.step[perm[i]] = m->step[i];
       return compile_view(p, n->in[0], &mt, depth, one_op, reg);
     }
     break;       /* the others are computed whole first (job/compute.c) */

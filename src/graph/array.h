@@ -119,6 +119,23 @@ int tsr_node_reduce(int kind, tsr_node *x, int axis, int keepdims, int ddof, tsr
 int tsr_node_load(const tsr_load_src *src, const tsr_grid *grid, tsr_dtype dt, tsr_node **out);
 /* x on grid (same shape); returns x itself when the grids are equal. */
 int tsr_node_rechunk(tsr_node *x, const tsr_grid *grid, tsr_node **out);
+/* A transpose's axis order as its node's parameter (N_LINALG, LA_TRANSPOSE):
+ * output axis i is input axis perm[i]; 0 for the axes reversed (x.T), else
+ * 1 + the sum of perm[i] 4^i (an exact double; TSR_MAXDIM is 4). */
+static inline double tsr_perm_code(int ndim, const int *perm) {
+  double code = 1.0, scale = 1.0;
+  int reversed = 1;
+  for (int i = 0; i < ndim; i++, scale *= 4.0) {
+    code += perm[i] * scale;
+    reversed &= perm[i] == ndim - 1 - i;
+  }
+  return reversed ? 0.0 : code;
+}
+static inline void tsr_perm_of(double code, int ndim, int *perm) {
+  long long c = (long long)code - 1;
+  for (int i = 0; i < ndim; i++, c /= 4) perm[i] = code == 0.0 ? ndim - 1 - i : (int)(c % 4);
+}
+
 /* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
 int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
                     tsr_dtype dt, tsr_node **out);

@@ -278,6 +278,11 @@ def binary(op, x, y):
             tie = (ea + eb > 0) & (np.abs(a - b) <= ea + eb)
             e = np.where(tie | np.isinf(ea) | np.isinf(eb), np.inf, 0.0)
             return Arr(r, e, dt)
+    if op == "copysign":  # a NaN's sign bit is not IEEE 754's to fix (6.3): either sign
+        out = generic_bound(op, [a, b], [ea, eb], dt)
+        a_, b_ = np.broadcast_arrays(a, b)
+        out.e = np.where(np.isnan(b_) & ~np.isnan(a_), np.maximum(out.e, 2.0 * np.abs(a_)), out.e)
+        return out
     return generic_bound(op, [a, b], [ea, eb], dt)
 
 
@@ -311,6 +316,10 @@ def unary(op, x):
             r = np.tanh(a)
             e = smul(1.0 - r * r, ea) + u4 * fin(r)
             return finish_op(r, e, dt, np.isfinite(ea))
+        if op == "signbit":  # of a NaN: either (IEEE 754 6.3), as for copysign
+            out = generic_bound(op, [a], [ea], dt)
+            out.e = np.where(np.isnan(a), np.inf, out.e)
+            return out
     return generic_bound(op, [a], [ea], dt)
 
 
@@ -497,6 +506,35 @@ FMAX = {"float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np
 # underflow (tessera's chunked order against the exact product): any value is accepted
 PROD_HI = {"float32": 1e36, "float64": 1e300}
 PROD_LO = {"float32": 1e-36, "float64": 1e-290}
+
+
+def transpose_perm(fname, args, kw, nd):
+    """The axis order of transpose(x, axes), swapaxes(a, i, j), moveaxis(a, s, d): NumPy's."""
+    if fname == "transpose":
+        p = bind(fname, args, kw, 2, ["x", "axes"], dict(axes=None))
+        if p["axes"] is None:
+            return tuple(reversed(range(nd)))
+        ax = p["axes"] if isinstance(p["axes"], tuple) else (p["axes"],)
+        perm = tuple(norm_axis(a, nd) for a in ax)
+        if len(perm) != nd or len(set(perm)) != nd:
+            raise FuzzError("axes don't match array")
+        return perm
+    if fname == "swapaxes":
+        p = bind(fname, args, kw, 3, ["a", "axis1", "axis2"], {})
+        i, j = norm_axis(p["axis1"], nd), norm_axis(p["axis2"], nd)
+        perm = list(range(nd))
+        perm[i], perm[j] = j, i
+        return tuple(perm)
+    p = bind(fname, args, kw, 3, ["a", "source", "destination"], {})
+    src = p["source"] if isinstance(p["source"], tuple) else (p["source"],)
+    dst = p["destination"] if isinstance(p["destination"], tuple) else (p["destination"],)
+    src, dst = [norm_axis(a, nd) for a in src], [norm_axis(a, nd) for a in dst]
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise FuzzError("moveaxis axes")
+    order = [n for n in range(nd) if n not in src]
+    for d, s_ in sorted(zip(dst, src)):
+        order.insert(d, s_)
+    return tuple(order)
 
 
 def norm_axes(axis, nd):
@@ -1011,8 +1049,8 @@ class Evaluator:
             res = Arr(x.v, x.e, x.dt)
             res.key, res.selroot, res.selmap = x.key, x.selroot, x.selmap
             return res
-        if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE:
-            return res  # creation sets its key; an operand returned as is keeps its own
+        if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE + VIEWS:
+            return res  # creation and the views (subscripts) set their keys; an operand returned as is keeps its own
         if fname in REDUCTIONS:
             p = bind(fname, args, kw, 2, ["a", "axis", "keepdims", "ddof"],
                      dict(axis=None, keepdims=False, ddof=0))
@@ -1025,9 +1063,12 @@ class Evaluator:
             res.key = ("reduce", fname, p["a"].key, ax, bool(p["keepdims"]), p["ddof"])
         elif fname == "astype":
             res.key = ("astype", args[0].key, res.dt)
-        elif fname == "transpose":
-            k = args[0].key
-            res.key = k[1] if k[0] == "T" else ("T", k)
+        elif fname in ("transpose", "swapaxes", "moveaxis"):
+            # tessera's: one transpose of the untransposed array; the identity is it
+            k, perm = args[0].key, transpose_perm(fname, args, kw, args[0].v.ndim)
+            if k is not None and k[0] == "T":
+                k, perm = k[1], tuple(k[2][i] for i in perm)
+            res.key = k if perm == tuple(range(len(perm))) else ("T", k, perm)
         else:
             res.key = (OPS.get(fname, fname),) + tuple(ident(x) for x in args + [kw[k] for k in sorted(kw)])
         return res
@@ -1127,12 +1168,12 @@ class Evaluator:
         if fname in ("matmul", "dot"):
             p = bind(fname, args, kw, 2, ["x1", "x2"], {})
             return matmul(p["x1"], p["x2"])
-        if fname == "transpose":
-            p = bind(fname, args, kw, 1, ["x"], {})
-            x = p["x"]
-            if not isinstance(x, Arr) or not 1 <= x.v.ndim <= 2:
-                raise FuzzError("transpose of 1-d and 2-d arrays only")
-            return Arr(x.v.T, x.e.T, x.dt)
+        if fname in ("transpose", "swapaxes", "moveaxis"):
+            x = args[0] if args else kw.get("x", kw.get("a"))
+            if not isinstance(x, Arr):
+                raise FuzzError("%s of a number" % fname)
+            perm = transpose_perm(fname, args, kw, x.v.ndim)
+            return Arr(np.transpose(x.v, perm), np.transpose(x.e, perm), x.dt)
         if fname == "astype":
             p = bind(fname, args, kw, 2, ["a", "dtype"], {})
             x, dt = p["a"], to_dtype(p["dtype"])
@@ -1143,6 +1184,14 @@ class Evaluator:
             if x.dt == "bool":
                 return Arr(x.v, x.e, dt)
             return finish_op(x.v, x.e, dt, np.isfinite(x.e))
+        if fname in VIEWS:
+            return self.view(fname, args, kw)
+        if fname in ("tril", "triu"):
+            p = bind(fname, args, kw, 2, ["m", "k"], dict(k=0))
+            x, f = p["m"], np.tril if fname == "tril" else np.triu
+            if not isinstance(x, Arr) or x.v.ndim == 0:
+                raise FuzzError("%s of a number or a 0-d array" % fname)
+            return Arr(f(x.v, p["k"]), f(x.e, p["k"]), x.dt)
         if fname == "rechunk":
             p = bind(fname, args, kw, 2, ["x", "chunks"], {})
             return p["x"]
@@ -1150,6 +1199,52 @@ class Evaluator:
             p = bind(fname, args, kw, 1, ["x"], {})
             return p["x"]
         raise FuzzError("unknown function " + fname)
+
+    def view(self, fname, args, kw):
+        """flip, fliplr, flipud, expand_dims, squeeze, atleast_1d/2d/3d as the subscripts
+        they are (NumPy's rules)."""
+        names = {"flip": ["m", "axis"], "fliplr": ["m"], "flipud": ["m"], "expand_dims": ["a", "axis"],
+                 "squeeze": ["a", "axis"], "atleast_1d": ["x"], "atleast_2d": ["x"], "atleast_3d": ["x"]}
+        p = bind(fname, args, kw, len(names[fname]), names[fname], dict(axis=None))
+        x = p[names[fname][0]]
+        if not isinstance(x, Arr):
+            raise FuzzError("%s of a number (not generated)" % fname)
+        nd = x.v.ndim
+        if fname in ("flip", "fliplr", "flipud"):
+            if fname == "flip":
+                axes = range(nd) if p["axis"] is None else norm_axes(p["axis"], nd)
+                axes = (axes,) if isinstance(axes, int) else tuple(axes)
+            else:
+                need = 2 if fname == "fliplr" else 1
+                if nd < need:
+                    raise FuzzError("%s of a %d-d array" % (fname, nd))
+                axes = (need - 1,)
+            return self.subscript(x, [slice(None, None, -1) if a in axes else slice(None) for a in range(nd)])
+        if fname == "expand_dims":
+            ax = p["axis"]
+            n = len(ax) if isinstance(ax, tuple) else 1
+            out = norm_axes(ax, nd + n)
+            out = (out,) if isinstance(out, int) else tuple(out)
+            if len(set(out)) != len(out) or nd + n > 4:
+                raise FuzzError("expand_dims axes")
+            return self.subscript(x, [None if d in out else slice(None) for d in range(nd + n)])
+        if fname == "squeeze":
+            if p["axis"] is None:
+                drop = tuple(d for d in range(nd) if x.v.shape[d] == 1)
+            else:
+                drop = norm_axes(p["axis"], nd)
+                drop = (drop,) if isinstance(drop, int) else tuple(drop)
+                if any(x.v.shape[d] != 1 for d in drop):
+                    raise FuzzError("squeeze of an axis of length > 1")
+            return self.subscript(x, [0 if d in drop else slice(None) for d in range(nd)])
+        want = int(fname[-2])
+        if nd >= want:
+            return x
+        if nd == 0:
+            return self.subscript(x, [None] * want)
+        if want == 2:
+            return self.subscript(x, [None, slice(None)])
+        return self.subscript(x, ([None] if nd == 1 else []) + [slice(None)] * nd + [None])
 
     def ev_Subscript(self, node):
         x = self.ev(node.value)
@@ -1171,9 +1266,20 @@ class Evaluator:
                 idx.append(slice(*parts))
             else:
                 v = self.ev(it)
-                if v is not None and not (isinstance(v, int) and not isinstance(v, bool)):
+                if v is not None and v is not Ellipsis and not (isinstance(v, int) and not isinstance(v, bool)):
                     raise FuzzError("index %r" % (v,))
                 idx.append(v)
+        return self.subscript(x, idx)
+
+    def subscript(self, x, idx):
+        """x[idx] (slices, integers, None, one Ellipsis) with its identity: the subscripts
+        and the shape functions that are views (flip, expand_dims, squeeze, atleast_Nd)."""
+        if sum(1 for i in idx if i is Ellipsis) > 1:
+            raise FuzzError("an index can only have a single ellipsis")
+        if Ellipsis in idx:
+            k = idx.index(Ellipsis)
+            used = sum(1 for i in idx if i is not None and i is not Ellipsis)
+            idx = idx[:k] + [slice(None)] * max(0, x.v.ndim - used) + idx[k + 1:]
         if sum(1 for i in idx if i is not None) > x.v.ndim:
             raise FuzzError("too many indices")
         if x.v.ndim + sum(1 for i in idx if i is None) - sum(1 for i in idx if isinstance(i, int)) > 4:
@@ -1200,6 +1306,7 @@ class Evaluator:
         return res
 
 
+VIEWS = ("flip", "fliplr", "flipud", "expand_dims", "squeeze", "atleast_1d", "atleast_2d", "atleast_3d")
 CREATE = ("normal", "uniform", "random", "rand", "randn", "ones", "zeros", "full", "arange")
 # The elementwise functions, read from `tessera info` (--info): name -> arity.
 # The functions below have a bound of their own in unary() and binary(); any
@@ -1473,9 +1580,11 @@ class Gen:
         kinds = ["binary"] * 6 + ["unary"] * 3 + ["slice"] * 4 + ["reduce"] * 6 + ["rechunk"] * 2 + \
                 ["astype"] * 2 + ["persist"] + ["order", "scan", "scan", "where", "boolfloat"]
         if len(shape) <= 2:
-            kinds += ["matmul"] * 2 + ["transpose"] * 2
+            kinds += ["matmul"] * 2
+        kinds += ["transpose"] * 2
         if 1 in shape or len(shape) < 4:
             kinds += ["index"] * 2
+        kinds += ["view"] * 2
         kind = self.r.choice(kinds)
         return getattr(self, "g_" + kind)(shape, depth - 1, dt)
 
@@ -1576,12 +1685,44 @@ class Gen:
         return Node("%s.astype(%s)" % (self.wrap(a, P_ATOM), d), shape, dt)
 
     def g_transpose(self, shape, depth, dt):
-        if len(shape) == 0:
+        """transpose (axes reversed or given), x.T, swapaxes, moveaxis: the input's shape
+        is the output's with the axes in the inverse order."""
+        nd = len(shape)
+        if nd == 0:
             return self.gen(shape, depth, dt)
-        a = self.gen(tuple(reversed(shape)), depth, dt)
-        if self.chance(0.5):
-            return Node("transpose(%s)" % a.text, shape, dt)
-        return Node("%s.T" % self.wrap(a, P_ATOM), shape, dt)
+        form = self.r.choice(["T", "T", "axes", "axes"] + ["swapaxes", "moveaxis"] * (nd >= 2))
+        if form == "T":
+            perm, text = tuple(reversed(range(nd))), None
+        elif form == "axes":
+            perm = tuple(self.r.sample(range(nd), nd))
+            text = "(%s%s)" % (", ".join(str(a - nd if self.chance(0.3) else a) for a in perm), "," if nd == 1 else "")
+        elif form == "swapaxes":
+            i, j = self.r.randrange(nd), self.r.randrange(nd)
+            perm = list(range(nd))
+            perm[i], perm[j] = j, i
+            perm, text = tuple(perm), "%d, %d" % (i - nd if self.chance(0.3) else i, j)
+        else:
+            m = self.r.randint(1, nd)
+            src, dst = self.r.sample(range(nd), m), self.r.sample(range(nd), m)
+            perm = transpose_perm("moveaxis", [None, tuple(src), tuple(dst)], {}, nd)
+            fmt = (lambda v: str(v[0])) if m == 1 and self.chance(0.5) else \
+                (lambda v: "(%s%s)" % (", ".join(map(str, v)), "," if len(v) == 1 else ""))
+            text = "%s, %s" % (fmt(src), fmt(dst))
+        src_shape = [0] * nd
+        for i, p in enumerate(perm):
+            src_shape[p] = shape[i]
+        a = self.gen(tuple(src_shape), depth, dt)
+        if form == "T":
+            if self.chance(0.5):
+                return Node("transpose(%s)" % a.text, shape, dt)
+            return Node("%s.T" % self.wrap(a, P_ATOM), shape, dt)
+        if form == "axes":
+            if self.chance(0.4):
+                return Node("%s.transpose(%s)" % (self.wrap(a, P_ATOM), text), shape, dt)
+            return Node("transpose(%s, %s%s)" % (a.text, "axes=" if self.chance(0.3) else "", text), shape, dt)
+        if form == "swapaxes" and self.chance(0.4):
+            return Node("%s.swapaxes(%s)" % (self.wrap(a, P_ATOM), text), shape, dt)
+        return Node("%s(%s, %s)" % (form, a.text, text), shape, dt)
 
     def g_matmul(self, shape, depth, dt):
         k = self.r.choice([0, 1, 2, 3, 4, 5, 7])
@@ -2010,7 +2151,74 @@ class Gen:
         else:
             return self.gen(shape, depth, dt)
         a = self.gen(src, depth, dt)
+        if self.chance(0.35):  # the same with `...` for the axes before or after
+            p, tok = len(subs) - 1, subs[-1]
+            after = len(src) - p - (0 if tok == "None" else 1)
+            subs = ["..."] + [tok] + [":"] * after if self.chance(0.5) else [":"] * p + [tok, "..."]
         return Node("%s[%s]" % (self.wrap(a, P_ATOM), ", ".join(subs)), shape, dt)
+
+    def axes_text(self, axes, nd):
+        """axes (positions of nd) as an int (one, at times), a tuple or a list, some negative."""
+        axs = [a - nd if self.chance(0.3) else a for a in axes]
+        if len(axs) == 1 and self.chance(0.6):
+            return str(axs[0])
+        t = ", ".join(map(str, axs))
+        return "[%s]" % t if self.chance(0.25) else "(%s%s)" % (t, "," if len(axs) == 1 else "")
+
+    def g_view(self, shape, depth, dt):
+        """flip, flipud, fliplr, expand_dims, squeeze, atleast_1d/2d/3d: views."""
+        nd = len(shape)
+        ones = [k for k, n in enumerate(shape) if n == 1]
+        forms = ["flip", "flip"] + ["flipud"] * (nd >= 1) + ["fliplr"] * (nd >= 2) + \
+            ["expand_dims"] * 2 * bool(ones) + ["squeeze"] * 2 * (nd < 4) + ["atleast"] + \
+            ["tri"] * 2 * (nd >= 2)
+        f = self.r.choice(forms)
+        if f == "tri":  # tril/triu of the same shape, or of a vector for a square
+            sq = nd == 2 and shape[0] == shape[1] and self.chance(0.3)
+            a = self.gen((shape[0],) if sq else shape, depth, dt)
+            k = self.r.choice([0, 0, 1, -1, 2, -3, 5])
+            kt = "" if k == 0 and self.chance(0.5) else (", k=%d" if self.chance(0.5) else ", %d") % k
+            return Node("%s(%s%s)" % (self.r.choice(["tril", "triu"]), a.text, kt), shape, dt)
+        if f in ("flipud", "fliplr"):
+            return Node("%s(%s)" % (f, self.gen(shape, depth, dt).text), shape, dt)
+        if f == "flip":
+            a = self.gen(shape, depth, dt)
+            args = []
+            if nd and self.chance(0.7):
+                args = [("axis", self.axes_text(sorted(self.r.sample(range(nd), self.r.randint(1, nd))), nd))]
+            elif self.chance(0.3):
+                args = [("axis", "None")]
+            return Node(self.call_text("flip", a, args), shape, dt)
+        if f == "expand_dims":
+            new = sorted(self.r.sample(ones, self.r.randint(1, len(ones))))
+            a = self.gen(tuple(n for k, n in enumerate(shape) if k not in new), depth, dt)
+            return Node("expand_dims(%s, %s)" % (a.text, self.axes_text(new, nd)), shape, dt)
+        if f == "squeeze":
+            m = self.r.randint(1, min(2, 4 - nd))
+            pos = sorted(self.r.sample(range(nd + m), m))
+            src, it = [], iter(shape)
+            for k in range(nd + m):
+                src.append(1 if k in pos else next(it))
+            a = self.gen(tuple(src), depth, dt)
+            args = [] if not ones and self.chance(0.4) else [("axis", self.axes_text(pos, nd + m))]
+            return Node(self.call_text("squeeze", a, args, method=True), shape, dt)
+        cands = [(shape, w) for w in (1, 2, 3) if nd >= w]  # atleast_w(x) is x itself
+        if shape == (1,):
+            cands.append(((), 1))
+        if nd == 2 and shape[0] == 1:
+            cands.append(((shape[1],), 2))
+        if shape == (1, 1):
+            cands.append(((), 2))
+        if nd == 3 and shape[2] == 1:
+            cands.append(((shape[0], shape[1]), 3))
+            if shape[0] == 1:
+                cands.append(((shape[1],), 3))
+            if shape[:2] == (1, 1):
+                cands.append(((), 3))
+        if not cands:
+            return self.gen(shape, depth, dt)
+        src, w = self.r.choice(cands)
+        return Node("atleast_%dd(%s)" % (w, self.gen(src, depth, dt).text), shape, dt)
 
     def case(self):
         if self.chance(0.12):
