@@ -303,6 +303,21 @@ kill_rank_test() {
   [ -z "$(ls -A "$_dir")" ] || soft_fail "SIGKILL of a rank: left $(ls -A "$_dir")"
 }
 
+# job_each_mode WHAT RANKS CHECK: job.tsr run on 1 rank, on RANKS ranks and
+# with --no-fuse (results one.h5, many.h5, nf.h5), each run's exit status
+# checked and its file passed to CHECK "WHAT, MODE" FILE.
+job_each_mode() {
+  capture out err tsr run job.tsr -o one.h5
+  [ "$RC" -eq 0 ] || fail "$1 on 1 rank: exit status $RC: $(tail -3 err)"
+  "$3" "$1, 1 rank" one.h5
+  capture out err mpi_tsr "$2" run job.tsr -o many.h5
+  [ "$RC" -eq 0 ] || fail "$1 on $2 ranks: exit status $RC: $(tail -3 err)"
+  "$3" "$1, $2 ranks" many.h5
+  capture out err tsr --no-fuse run job.tsr -o nf.h5
+  [ "$RC" -eq 0 ] || fail "$1 with --no-fuse: exit status $RC: $(tail -3 err)"
+  "$3" "$1, --no-fuse" nf.h5
+}
+
 # one_error_each EXPR...: `tessera eval EXPR` fails for each EXPR with exit
 # status 1 and one `tessera: error:` line (soft failures).
 one_error_each() {

@@ -74,15 +74,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-capture out err tsr run job.tsr -o one.h5
-[ "$RC" -eq 0 ] || fail "the creation job on 1 rank: exit status $RC: $(tail -3 err)"
-check "creation functions, 1 rank" one.h5
-capture out err mpi_tsr 2 run job.tsr -o two.h5
-[ "$RC" -eq 0 ] || fail "the creation job on 2 ranks: exit status $RC: $(tail -3 err)"
-check "creation functions, 2 ranks" two.h5
-capture out err tsr --no-fuse run job.tsr -o nf.h5
-[ "$RC" -eq 0 ] || fail "the creation job with --no-fuse: exit status $RC: $(tail -3 err)"
-check "creation functions, --no-fuse" nf.h5
+job_each_mode "creation functions" 2 check
 
 # Bad arguments: one error line each, before any work.
 one_error_each 'eye(-1)' 'linspace(0, 1, -3)' 'meshgrid(ones((2, 2)), ones(3))' \

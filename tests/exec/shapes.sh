@@ -87,15 +87,7 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-capture out err tsr run job.tsr -o one.h5
-[ "$RC" -eq 0 ] || fail "the shapes job on 1 rank: exit status $RC: $(tail -3 err)"
-check "shape views, 1 rank" one.h5
-capture out err mpi_tsr 3 run job.tsr -o three.h5
-[ "$RC" -eq 0 ] || fail "the shapes job on 3 ranks: exit status $RC: $(tail -3 err)"
-check "shape views, 3 ranks" three.h5
-capture out err tsr --no-fuse run job.tsr -o nf.h5
-[ "$RC" -eq 0 ] || fail "the shapes job with --no-fuse: exit status $RC: $(tail -3 err)"
-check "shape views, --no-fuse" nf.h5
+job_each_mode "shape views" 3 check
 
 # The chunks, as dask.array gives them (worked out from its rules, not run):
 # flip reverses a flipped axis's chunks, a new axis is one chunk of 1, a
