@@ -9,6 +9,7 @@
 #include "eval/ops_linalg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -147,6 +148,80 @@ int tsr_b_moveaxis(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
       order[d] = src[j], k++;
     }
   return transpose_node(c, call, x, order, out);
+}
+
+/* diagonal(a, offset=0, axis1=0, axis2=1) as NumPy's: the other axes, then
+ * the diagonal (a view, fuse/fuse.c). Its chunks break where axis1's or
+ * axis2's do, so that each lies in one input chunk. Arguments at 1..3. */
+static int diagonal_node(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a,
+                         tsr_node **out) {
+  const tsr_grid *g = &x->grid;
+  int nd = g->ndim, a1 = 0, a2 = 1;
+  long long off = 0;
+  if (nd < 2)
+    return tsr_ctx_error(c, call, TSR_ERR_SHAPE,
+                         "diag requires an array of at least two dimensions");
+  if (a->given[1]) TSR_CHECK(tsr_arg_int(c, a, 1, "offset", &off));
+  if (a->given[2]) TSR_CHECK(axis_of(c, a->at[2], &a->v[2], nd, "axis1", &a1));
+  if (a->given[3]) TSR_CHECK(axis_of(c, a->at[3], &a->v[3], nd, "axis2", &a2));
+  if (a1 == a2)
+    return tsr_ctx_error(c, a->at[3] ? a->at[3] : call, TSR_ERR_VALUE,
+                         "axis1 and axis2 cannot be the same");
+  int64_t r0 = off < 0 ? -off : 0, c0 = off > 0 ? off : 0;
+  int64_t len = g->shape[a1] - r0 < g->shape[a2] - c0 ? g->shape[a1] - r0 : g->shape[a2] - c0;
+  if (len < 0) len = 0;
+  int64_t shape[TSR_MAXDIM], n[TSR_MAXDIM], *cuts = calloc((size_t)(len + 2), sizeof(int64_t));
+  const int64_t *sizes[TSR_MAXDIM];
+  if (!cuts) return tsr_ctx_error(c, call, TSR_ERR_MEMORY, "out of memory");
+  int k = 0;
+  for (int d = 0; d < nd; d++)
+    if (d != a1 && d != a2) shape[k] = g->shape[d], n[k] = g->nchunks[d], sizes[k++] = g->sizes[d];
+  /* cuts[i]: a chunk of the diagonal starts at i (a chunk start of axis1 or axis2) */
+  for (int ax = 0; ax < 2; ax++) {
+    int d = ax ? a2 : a1;
+    int64_t at = 0, shift = ax ? c0 : r0;
+    for (int64_t j = 0; j < g->nchunks[d]; at += g->sizes[d][j++])
+      if (at - shift > 0 && at - shift < len) cuts[at - shift] = 1;
+  }
+  int64_t nd_sizes = 0, *dsz = calloc((size_t)(len + 1), sizeof(int64_t));
+  if (!dsz) {
+    free(cuts);
+    return tsr_ctx_error(c, call, TSR_ERR_MEMORY, "out of memory");
+  }
+  for (int64_t i = 0, from = 0; i <= len; i++)
+    if (i == len || (i > 0 && cuts[i])) {
+      if (i > from || len == 0) dsz[nd_sizes++] = i - from;
+      from = i;
+    }
+  shape[k] = len, n[k] = nd_sizes, sizes[k] = dsz;
+  int st = new_node(LA_DIAGONAL, x, NULL, tsr_diag_code(off, a1, a2), nd - 1, shape, sizes, n,
+                    x->dtype, out);
+  free(cuts), free(dsz);
+  return tsr_ctx_relocate(c, call, st);
+}
+
+int tsr_b_diagonal(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  tsr_node *x, *d;
+  TSR_CHECK(tsr_arg_array(c, a, 0, def->name, &x));
+  TSR_CHECK(diagonal_node(c, call, x, a, &d));
+  if (def->code == 0) { /* diagonal */
+    tsr_set_array(out, d);
+    return TSR_OK;
+  }
+  /* trace: the diagonal summed (NumPy's sum types; dtype= as sum's) */
+  tsr_dtype dt = TSR_F64;
+  int typed = a->given[4] && a->v[4].kind != V_NONE;
+  if (typed) {
+    TSR_CHECK(tsr_arg_dtype(c, a, 4, &dt));
+    TSR_CHECK(tsr_node_astype(d, dt, &d));
+  }
+  tsr_node *r;
+  int last = d->grid.ndim - 1;
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, d, last ? last : -1, 0, 0, &r)));
+  if (typed) TSR_CHECK(tsr_node_astype(r, dt, &r));
+  tsr_set_array(out, r);
+  return TSR_OK;
 }
 
 static void shape_text(const tsr_grid *g, char *buf, size_t n) {

@@ -10,6 +10,10 @@
 
 int tsr_b_transpose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out);
+/* diagonal(a, offset=0, axis1=0, axis2=1) (def->code 0, a view) and
+ * trace(a, offset=0, axis1=0, axis2=1, dtype=None) (1: its sum). */
+int tsr_b_diagonal(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out);
 /* swapaxes(a, axis1, axis2) and moveaxis(a, source, destination): transposes. */
 int tsr_b_swapaxes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out);

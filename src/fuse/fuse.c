@@ -235,6 +235,20 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
         mt.step[perm[i]] = m->step[i];
       return compile_view(p, n->in[0], &mt, depth, one_op, reg);
     }
+    if (n->op == LA_DIAGONAL) { /* a view: axis1 and axis2 both follow the last axis */
+      long long off;
+      int a1 = 0, a2 = 0, last = n->grid.ndim - 1;
+      axis_map mt = *m;
+      tsr_diag_of(n->a, &off, &a1, &a2);
+      for (int b = 0, i = 0; b < n->in[0]->grid.ndim; b++) {
+        if (b == a1 || b == a2) {
+          mt.out_axis[b] = m->out_axis[last], mt.step[b] = m->step[last];
+          mt.off[b] = m->off[last] + (b == a1 ? (off < 0 ? -off : 0) : (off > 0 ? off : 0));
+        } else
+          mt.out_axis[b] = m->out_axis[i], mt.off[b] = m->off[i], mt.step[b] = m->step[i], i++;
+      }
+      return compile_view(p, n->in[0], &mt, depth, one_op, reg);
+    }
     break;       /* the others are computed whole first (job/compute.c) */
   case N_REDUCE: /* computed first (job/compute.c, exec/exec.c) */
   case N_SCAN:   /* computed first (exec/scan.c), then held or replicated */

@@ -60,8 +60,9 @@ typedef enum tsr_la_op {
   LA_SVD_U,
   LA_SVD_S,
   LA_SVD_VT,
-  LA_GLM_COEF,     /* the coefficients of a GLM fit (node->fit) of X = in[0], y = in[1] */
-  LA_GLM_INTERCEPT /* its intercept (0-d) */
+  LA_GLM_COEF,      /* the coefficients of a GLM fit (node->fit) of X = in[0], y = in[1] */
+  LA_GLM_INTERCEPT, /* its intercept (0-d) */
+  LA_DIAGONAL       /* a view: the diagonal of two axes, last (a: tsr_diag_code) */
 } tsr_la_op;
 
 typedef struct tsr_node tsr_node;
@@ -134,6 +135,16 @@ static inline double tsr_perm_code(int ndim, const int *perm) {
 static inline void tsr_perm_of(double code, int ndim, int *perm) {
   long long c = (long long)code - 1;
   for (int i = 0; i < ndim; i++, c /= 4) perm[i] = code == 0.0 ? ndim - 1 - i : (int)(c % 4);
+}
+
+/* A diagonal's offset and axes as its node's parameter (LA_DIAGONAL):
+ * 16 offset + 4 axis1 + axis2, an exact double. */
+static inline double tsr_diag_code(long long offset, int axis1, int axis2) {
+  return 16.0 * (double)offset + 4.0 * axis1 + axis2;
+}
+static inline void tsr_diag_of(double code, long long *offset, int *axis1, int *axis2) {
+  long long c = (long long)code, low = ((c % 16) + 16) % 16;
+  *offset = (c - low) / 16, *axis1 = (int)(low / 4), *axis2 = (int)(low % 4);
 }
 
 /* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */

@@ -434,7 +434,9 @@ static int compute_matmul(tsr_exec *ex, tsr_node *n) {
   return st;
 }
 
-int tsr_linalg_is_view(const tsr_node *n) { return n->kind == N_LINALG && n->op == LA_TRANSPOSE; }
+int tsr_linalg_is_view(const tsr_node *n) {
+  return n->kind == N_LINALG && (n->op == LA_TRANSPOSE || n->op == LA_DIAGONAL);
+}
 
 int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
   if (tsr_linalg_is_view(n))

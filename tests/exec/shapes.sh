@@ -1,7 +1,7 @@
 #!/bin/sh
 # shapes.sh - the shape functions that are views (flip, fliplr, flipud,
 # expand_dims, squeeze, atleast_1d/2d/3d, transpose with axes, swapaxes,
-# moveaxis), tril and triu, and `...` in indices, against
+# moveaxis, diagonal), tril, triu and trace, and `...` in indices, against
 # NumPy: every value of a job's results file bitwise NumPy's, with NumPy's
 # shape and dtype, on 1 and 3 ranks and with --no-fuse, on ragged chunks;
 # the chunks are dask.array's (a flipped axis's chunks reversed, a new axis
@@ -63,6 +63,15 @@ l3|tril(a3[1], -1)|np.tril(a3[1], -1)
 l4|triu(arange(5, chunks=2), 1)|np.triu(np.arange(5), 1)
 l5|tril(a3 > 130, 3)|np.tril(a3 > 130, 3)
 l6|triu(a3.astype("float32"), -9)|np.triu(a3.astype(np.float32), -9)
+g1|diagonal(a3[0])|np.diagonal(a3[0])
+g2|diagonal(a3, 1, 1, 2)|np.diagonal(a3, 1, 1, 2)
+g3|a3.diagonal(-1, 2, 0)|a3.diagonal(-1, 2, 0)
+g4|diagonal(a3[1], 7)|np.diagonal(a3[1], 7)
+g5|trace(a3[2])|np.trace(a3[2])
+g6|trace(a3, 1, 2, 1)|np.trace(a3, 1, 2, 1)
+g7|a3.astype("int32").trace(-1)|a3.astype(np.int32).trace(-1)
+g8|trace(a3 > 100, dtype="float32")|np.trace(a3 > 100, dtype=np.float32)
+g9|diagonal(swapaxes(a3, 0, 2))[::-1] * 2|np.diagonal(np.swapaxes(a3, 0, 2))[::-1] * 2
 CASES
 {
   echo "a3 = $A3_T"
@@ -108,6 +117,8 @@ chunks_are "transpose($X, (1, 2, 0))" "((3, 1), (2, 1), (2, 2, 1))"
 chunks_are "moveaxis($X, 0, -1)" "((3, 1), (2, 1), (2, 2, 1))"
 chunks_are "swapaxes($X, 0, 1)" "((3, 1), (2, 2, 1), (2, 1))"
 chunks_are "tril($X)" "((2, 2, 1), (3, 1), (2, 1))"
+chunks_are "diagonal($X[:, :, 0])" "((2, 1, 1),)"
+chunks_are "diagonal($X, -1, 0, 2)" "((3, 1), (1, 1, 1))"
 
 # Bad arguments: one error line each, before any work.
 one_error_each 'fliplr(arange(3))' 'flipud(ones(()))' 'flip(ones((2, 3)), axis=2)' \
@@ -115,5 +126,6 @@ one_error_each 'fliplr(arange(3))' 'flipud(ones(()))' 'flip(ones((2, 3)), axis=2
   'expand_dims(ones(3), None)' 'expand_dims(ones((2, 2, 2)), (0, 1))' 'squeeze(ones((1, 3)), axis=1)' 'ones((2, 3))[..., 0, ...]' \
   'ones((2, 3))[0, 1, ...][0]' 'transpose(ones((2, 3)), (0,))' 'transpose(ones((2, 3)), (1, 1))' \
   'transpose(ones((2, 3)), (0, 2))' 'swapaxes(ones((2, 3)), 0, 2)' 'moveaxis(ones((2, 3)), (0, 1), 0)' \
-  'moveaxis(ones((2, 3)), 0, 5)' 'tril(ones(()))' 'triu(ones((2, 2)), k=0.5)'
+  'moveaxis(ones((2, 3)), 0, 5)' 'tril(ones(()))' 'triu(ones((2, 2)), k=0.5)' 'diagonal(ones(3))' \
+  'diagonal(ones((2, 2)), 0, 1, 1)' 'trace(ones((2, 2)), axis1=2)'
 finish

@@ -1186,6 +1186,19 @@ class Evaluator:
             return finish_op(x.v, x.e, dt, np.isfinite(x.e))
         if fname in VIEWS:
             return self.view(fname, args, kw)
+        if fname in ("diagonal", "trace"):
+            names = ["a", "offset", "axis1", "axis2"] + (["dtype"] if fname == "trace" else [])
+            p = bind(fname, args, kw, len(names), names, dict(offset=0, axis1=0, axis2=1, dtype=None))
+            x = p["a"]
+            if not isinstance(x, Arr) or x.v.ndim < 2:
+                raise FuzzError("diagonal of fewer than 2 dimensions")
+            o, a1, a2 = p["offset"], p["axis1"], p["axis2"]
+            if norm_axis(a1, x.v.ndim) == norm_axis(a2, x.v.ndim):
+                raise FuzzError("axis1 and axis2 are the same")
+            d = Arr(np.diagonal(x.v, o, a1, a2), np.diagonal(x.e, o, a1, a2), x.dt)
+            if fname == "diagonal":
+                return d
+            return self.call("sum", [d], {"axis": -1} if d.v.ndim > 1 else {})
         if fname in ("tril", "triu"):
             p = bind(fname, args, kw, 2, ["m", "k"], dict(k=0))
             x, f = p["m"], np.tril if fname == "tril" else np.triu
@@ -2171,8 +2184,32 @@ class Gen:
         ones = [k for k, n in enumerate(shape) if n == 1]
         forms = ["flip", "flip"] + ["flipud"] * (nd >= 1) + ["fliplr"] * (nd >= 2) + \
             ["expand_dims"] * 2 * bool(ones) + ["squeeze"] * 2 * (nd < 4) + ["atleast"] + \
-            ["tri"] * 2 * (nd >= 2)
+            ["tri"] * 2 * (nd >= 2) + ["diag"] * 2 * (1 <= nd < 4)
         f = self.r.choice(forms)
+        if f == "diag":  # diagonal of an array with one axis more, or a trace of one with two more
+            tr = nd <= 2 and self.chance(0.3)
+            others = list(shape) if tr else list(shape[:-1])
+            length = self.r.randint(0, 4) if tr else shape[-1]
+            if len(others) + 2 > 4:
+                return self.gen(shape, depth, dt)
+            off = self.r.choice([0, 0, 1, -1, 2])
+            n1, n2 = length + max(0, -off), length + max(0, off)
+            if self.chance(0.5):
+                n1 += self.r.randint(0, 2)
+            else:
+                n2 += self.r.randint(0, 2)
+            src_nd = len(others) + 2
+            a1, a2 = self.r.sample(range(src_nd), 2)
+            src, it = [], iter(others)
+            for k in range(src_nd):
+                src.append(n1 if k == a1 else n2 if k == a2 else next(it))
+            a = self.gen(tuple(src), depth, dt)
+            rest = "%d, %d, %d" % (off, a1 - src_nd if self.chance(0.3) else a1, a2)
+            if tr:
+                return Node("trace(%s, %s)" % (a.text, rest), shape, dt)
+            if self.chance(0.3):
+                return Node("%s.diagonal(%s)" % (self.wrap(a, P_ATOM), rest), shape, dt)
+            return Node("diagonal(%s, %s)" % (a.text, rest), shape, dt)
         if f == "tri":  # tril/triu of the same shape, or of a vector for a square
             sq = nd == 2 and shape[0] == shape[1] and self.chance(0.3)
             a = self.gen((shape[0],) if sq else shape, depth, dt)
