@@ -144,6 +144,15 @@ done:
   return st;
 }
 
+int tsr_axis_index(tsr_ctx *c, const ast_node *at, long long ax, int ndim, const char *what,
+                   int *axis) {
+  if (ax < -ndim || ax >= ndim)
+    return tsr_ctx_error(c, at, TSR_ERR_INDEX, "%s %lld is out of bounds for array of dimension %d",
+                         what, ax, ndim);
+  *axis = (int)(ax < 0 ? ax + ndim : ax);
+  return TSR_OK;
+}
+
 int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis) {
   if (!a->given[i] || a->v[i].kind == V_NONE) {
     *axis = -1;
@@ -151,11 +160,7 @@ int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis) {
   }
   long long ax = 0;
   TSR_CHECK(tsr_arg_int(c, a, i, "axis", &ax));
-  if (ax < -ndim || ax >= ndim)
-    return tsr_ctx_error(c, a->at[i], TSR_ERR_INDEX,
-                         "axis %lld is out of bounds for array of dimension %d", ax, ndim);
-  *axis = (int)(ax < 0 ? ax + ndim : ax);
-  return TSR_OK;
+  return tsr_axis_index(c, a->at[i], ax, ndim, "axis", axis);
 }
 
 int tsr_arg_axes(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis, unsigned *mask) {
@@ -174,11 +179,8 @@ int tsr_arg_axes(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis, unsi
       return tsr_ctx_error(c, a->at[i], TSR_ERR_TYPE,
                            "axis must be an integer or a tuple of integers, got %s in the tuple",
                            tsr_value_type_name(e));
-    long long ax = e->i;
-    if (ax < -ndim || ax >= ndim)
-      return tsr_ctx_error(c, a->at[i], TSR_ERR_INDEX,
-                           "axis %lld is out of bounds for array of dimension %d", ax, ndim);
-    int d = (int)(ax < 0 ? ax + ndim : ax);
+    int d = 0;
+    TSR_CHECK(tsr_axis_index(c, a->at[i], e->i, ndim, "axis", &d));
     if (m & (1u << d))
       return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "duplicate value in 'axis'");
     m |= 1u << d;

@@ -73,6 +73,10 @@ int tsr_arg_chunks(tsr_ctx *c, const tsr_args *a, int i, int ndim, const int64_t
  * tuple, into a new array *sizes of *n sizes (the caller frees it). */
 int tsr_arg_chunk_axis(tsr_ctx *c, const ast_node *at, const tsr_value *e, int axis, int64_t len,
                        int64_t **sizes, int64_t *n);
+/* An axis ax of ndim (negative counts from the end) into *axis, or "WHAT
+ * AX is out of bounds for array of dimension NDIM" at at. */
+int tsr_axis_index(tsr_ctx *c, const ast_node *at, long long ax, int ndim, const char *what,
+                   int *axis);
 /* axis=: None -> -1 (all axes); negative counts from the end. */
 int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis);
 

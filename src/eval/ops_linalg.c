@@ -69,11 +69,7 @@ static int axis_of(tsr_ctx *c, const ast_node *at, const tsr_value *v, int nd, c
   if (v->kind != V_INT && v->kind != V_BOOL)
     return tsr_ctx_error(c, at, TSR_ERR_TYPE, "%s must be an integer, got %s", what,
                          tsr_value_type_name(v));
-  if (v->i < -nd || v->i >= nd)
-    return tsr_ctx_error(c, at, TSR_ERR_INDEX, "%s %lld is out of bounds for array of dimension %d",
-                         what, (long long)v->i, nd);
-  *axis = (int)(v->i < 0 ? v->i + nd : v->i);
-  return TSR_OK;
+  return tsr_axis_index(c, at, v->i, nd, what, axis);
 }
 
 /* Axes given as an integer or a tuple (list) of them into ax[*n], each in

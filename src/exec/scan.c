@@ -14,6 +14,7 @@
 #include "kernel/ew_scalar.h"
 #include "mpi/agree.h"
 #include "mpi/comm.h"
+#include "plan/plan.h"
 #include "util/error.h"
 #include "util/workers.h"
 
@@ -116,7 +117,7 @@ static int carry_chunk(tsr_exec *ex, tsr_node *n, int64_t c, double *chunk, cons
  * ten 10^8 chunks one after another took 5.9 ms on an H200, 0.59 ms each);
  * host memory keeps one chunk at a time with the backend's own threads. */
 static int apply_carries(tsr_exec *ex, tsr_node *n, double **chunks, const double **totals) {
-  int64_t total = tsr_grid_count(&n->grid), mine = (total - ex->rank + ex->size - 1) / ex->size;
+  int64_t total = tsr_grid_count(&n->grid), mine = tsr_owned_count(total, ex->rank, ex->size);
   int side = !(tsr_be_caps(ex->be) & TSR_BE_HOST_MEMORY) && mine > 1;
   tsr_workers w;
   tsr_workers_init(&w);

@@ -17,6 +17,7 @@
 #include "linalg/linalg.h"
 #include "mpi/agree.h"
 #include "mpi/comm.h"
+#include "plan/plan.h"
 #include "util/error.h"
 #include "util/signals.h"
 
@@ -48,7 +49,7 @@ static int data_open(tsr_exec *ex, tsr_node *x, tsr_node *y, int family, tsr_glm
   d->q = d->p + 1;
   d->nb = x->grid.nchunks[0];
   d->rows = x->grid.sizes[0];
-  d->nmine = d->nb > ex->rank ? (d->nb - ex->rank + ex->size - 1) / ex->size : 0;
+  d->nmine = tsr_owned_count(d->nb, ex->rank, ex->size);
   int64_t len = tsr_glm_out_len(d->p, TSR_GLM_HESS);
   d->x = calloc((size_t)d->nb + 1, sizeof(double *));
   d->y = calloc((size_t)d->nb + 1, sizeof(double *));

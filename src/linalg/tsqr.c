@@ -28,6 +28,7 @@
 #include "mpi/comm.h"
 #include "mpi/p2p.h"
 #include "mpi/tags.h"
+#include "plan/plan.h"
 #include "util/error.h"
 #include "util/trace.h"
 #include "util/workers.h"
@@ -48,7 +49,7 @@ int64_t tsr_tsqr_rank_bound(const tsr_tsqr_plan *pl) {
  * (the first in row order on ties), as (|u|, global row, sign). The blocks
  * are scanned side by side, then merged in block order. */
 static int flip_local(const tsr_tsqr_plan *pl, int64_t k, double *const *out, tsr_colmax *pick) {
-  int64_t mine = (pl->nblocks - pl->rank + pl->size - 1) / pl->size;
+  int64_t mine = tsr_owned_count(pl->nblocks, pl->rank, pl->size);
   tsr_colmax *blk = malloc(sizeof(tsr_colmax) * (size_t)(k * mine + 1));
   if (!blk) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
   for (int64_t j = 0; j < k; j++) pick[j] = (tsr_colmax){-1.0, -1, 1.0};

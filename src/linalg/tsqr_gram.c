@@ -31,6 +31,7 @@
 #include "mpi/agree.h"
 #include "mpi/p2p.h"
 #include "mpi/tags.h"
+#include "plan/plan.h"
 #include "util/error.h"
 #include "util/trace.h"
 #include "util/workers.h"
@@ -167,7 +168,7 @@ static int small_svd(const tsr_tsqr_plan *pl, const double *r1, const double *r2
  * other, so the same bits. */
 static int svd_beside_solves(const tsr_tsqr_plan *pl, double **q, const double *r1,
                              const double *r2, int64_t k, double *small, double **m0) {
-  int64_t n = pl->ncols, mine = (pl->nblocks - pl->rank + pl->size - 1) / pl->size;
+  int64_t n = pl->ncols, mine = tsr_owned_count(pl->nblocks, pl->rank, pl->size);
   tsr_workers w;
   tsr_workers_init(&w);
 #pragma omp parallel for schedule(dynamic, 1)
