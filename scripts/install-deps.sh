@@ -31,6 +31,7 @@ PACKAGES=(
   check                                                # unit tests
   python3 python3-numpy python3-h5py                  # test helpers, h5py/NumPy checks
   python3-sklearn                                      # the GLM tests' oracle
+  python3-dask                                         # the chunk rules' oracle (tests/exec/joins.sh)
 )
 # tests/job/slurm_job.sh starts a one-node SLURM of its own; tests/job/job_scripts.sh
 # lints jobs/ with shellcheck. Both skip (loudly) without them outside CI.

@@ -15,6 +15,7 @@
 #include "eval/ops_stats.h"
 #include "eval/ops_logic.h"
 #include "eval/ops_scan.h"
+#include "eval/ops_join.h"
 #include "eval/ops_shape.h"
 #include "eval/ops_quantile.h"
 #include "eval/ops_io.h"
@@ -207,6 +208,40 @@ const tsr_op_def tsr_ops[] = {
      "atleast_2d(x): at least 2 dimensions (0-d: (1, 1); (N,): (1, N))", NULL, SEC_ARRAY},
     {"atleast_3d", OPK_ARRAY, SHAPE_ATLEAST_3D, {"x", NULL}, 1, 1, 0, tsr_b_shape,
      "atleast_3d(x): at least 3 dimensions (0-d: (1, 1, 1); (N,): (1, N, 1); (M, N): (M, N, 1))", NULL, SEC_ARRAY},
+    {"reshape", OPK_ARRAY, JOIN_RESHAPE, {"a", "shape", "d1", "d2", "d3", "order", NULL}, 5, 2, 1, tsr_b_join,
+     "reshape(a, shape, order=\"C\"), x.reshape(shape) or x.reshape(d0, d1, ...): a's elements in C order as shape (one entry may be -1); dask's chunks (the input rechunked where dask's rule needs it)", NULL, SEC_ARRAY},
+    {"ravel", OPK_ARRAY, JOIN_RAVEL, {"a", NULL}, 1, 1, 1, tsr_b_join,
+     "ravel(a), x.ravel(): a flattened to 1-d in C order (reshape(a, -1))", NULL, SEC_ARRAY},
+    {"flatten", OPK_ARRAY, JOIN_RAVEL, {"a", NULL}, 1, 1, 1, tsr_b_join,
+     "x.flatten(), flatten(a): ravel(a)", NULL, SEC_ARRAY},
+    {"concatenate", OPK_ARRAY, JOIN_CONCATENATE, {"arrays", "axis", NULL}, 2, 1, 0, tsr_b_join,
+     "concatenate(arrays, axis=0): the arrays (a list or tuple) joined along axis (None: each flattened); chunks: each input's along axis", NULL, SEC_ARRAY},
+    {"stack", OPK_ARRAY, JOIN_STACK, {"arrays", "axis", NULL}, 2, 1, 0, tsr_b_join,
+     "stack(arrays, axis=0): arrays of one shape joined along a new axis at position axis", NULL, SEC_ARRAY},
+    {"hstack", OPK_ARRAY, JOIN_HSTACK, {"tup", NULL}, 1, 1, 0, tsr_b_join,
+     "hstack(tup): concatenate along axis 1 (along 0 for 1-d arrays)", NULL, SEC_ARRAY},
+    {"vstack", OPK_ARRAY, JOIN_VSTACK, {"tup", NULL}, 1, 1, 0, tsr_b_join,
+     "vstack(tup): concatenate along axis 0 after atleast_2d", NULL, SEC_ARRAY},
+    {"dstack", OPK_ARRAY, JOIN_DSTACK, {"tup", NULL}, 1, 1, 0, tsr_b_join,
+     "dstack(tup): concatenate along axis 2 after atleast_3d", NULL, SEC_ARRAY},
+    {"column_stack", OPK_ARRAY, JOIN_COLUMN_STACK, {"tup", NULL}, 1, 1, 0, tsr_b_join,
+     "column_stack(tup): 1-d arrays as columns (N, 1), 2-d as they are, joined along axis 1", NULL, SEC_ARRAY},
+    {"block", OPK_ARRAY, JOIN_BLOCK, {"arrays", NULL}, 1, 1, 0, tsr_b_join,
+     "block(arrays): nested lists of arrays joined, the innermost lists along the last axis, the next along the one before, ...", NULL, SEC_ARRAY},
+    {"append", OPK_ARRAY, JOIN_APPEND, {"arr", "values", "axis", NULL}, 3, 2, 0, tsr_b_join,
+     "append(arr, values, axis=None): concatenate((arr, values), axis) (None: both flattened)", NULL, SEC_ARRAY},
+    {"roll", OPK_ARRAY, JOIN_ROLL, {"a", "shift", "axis", NULL}, 3, 2, 0, tsr_b_join,
+     "roll(a, shift, axis=None): elements shifted along axis (ints or tuples), those past the end coming back at the start (None: flattened, then shaped back)", NULL, SEC_ARRAY},
+    {"rot90", OPK_ARRAY, JOIN_ROT90, {"m", "k", "axes", NULL}, 3, 1, 0, tsr_b_join,
+     "rot90(m, k=1, axes=(0, 1)): m rotated by 90 degrees k times in the plane of axes (flips and a transpose: a view)", NULL, SEC_ARRAY},
+    {"tile", OPK_ARRAY, JOIN_TILE, {"A", "reps", NULL}, 2, 2, 0, tsr_b_join,
+     "tile(A, reps): A repeated reps times along each axis (an int or a tuple; A gets leading axes of 1 where reps is longer)", NULL, SEC_ARRAY},
+    {"pad", OPK_ARRAY, JOIN_PAD, {"array", "pad_width", "mode", "constant_values", NULL}, 4, 2, 0, tsr_b_join,
+     "pad(array, pad_width, mode=\"constant\", constant_values=0): array widened by pad_width ((before, after) per axis) with a constant, the edge values, or a reflect, symmetric or wrap of the array", NULL, SEC_ARRAY},
+    {"repeat", OPK_ARRAY, JOIN_REPEAT, {"a", "repeats", "axis", NULL}, 3, 2, 1, tsr_b_join,
+     "repeat(a, repeats, axis=None), x.repeat(repeats, axis): each element repeated `repeats` (an int) times along axis (None: 1-d a only, as dask)", NULL, SEC_ARRAY},
+    {"broadcast_to", OPK_ARRAY, JOIN_BROADCAST_TO, {"array", "shape", NULL}, 2, 2, 0, tsr_b_join,
+     "broadcast_to(array, shape): array broadcast to shape (a view that fuses into its readers; dask's chunks)", NULL, SEC_ARRAY},
     {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", "axes", NULL}, 2, 1, 1, tsr_b_transpose,
      "transpose(x, axes=None), x.transpose(axes), x.T: x's axes in the order axes (a tuple; None: reversed); a view", ".T", SEC_LINALG},
     {"diagonal", OPK_ARRAY, 0, {"a", "offset", "axis1", "axis2", NULL}, 4, 1, 1, tsr_b_diagonal,

@@ -181,6 +181,10 @@ static void held_name(const tsr_node *n, char *buf, size_t len) {
     snprintf(buf, len, "a %s", tsr_scan_name(n));
   else if (n->kind == N_SORT)
     snprintf(buf, len, "a sort");
+  else if (n->kind == N_RESHAPE)
+    snprintf(buf, len, "a reshape");
+  else if (n->kind == N_CONCAT)
+    snprintf(buf, len, "a concatenation");
   else
     snprintf(buf, len, "%s", la[n->op]);
   size_t used = strlen(buf);
@@ -272,7 +276,8 @@ int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g) {
 int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
-  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT)
+  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT || n->kind == N_RESHAPE ||
+      n->kind == N_CONCAT)
     TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
   return check_hold(ex, n);
 }

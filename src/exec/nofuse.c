@@ -302,6 +302,10 @@ static const char *node_label(const tsr_node *n) {
     return tsr_scan_name(n);
   case N_SORT:
     return "sort";
+  case N_RESHAPE:
+    return "reshape";
+  case N_CONCAT:
+    return "concatenate";
   default:
     return "operation";
   }

@@ -360,7 +360,9 @@ const char *tsr_red_name(int kind) {
 #undef RED_NAME
 
 int tsr_node_kept(const tsr_node *n) {
-  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT) return 1;
+  if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT || n->kind == N_RESHAPE ||
+      n->kind == N_CONCAT)
+    return 1;
   return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
 }
 
@@ -518,6 +520,54 @@ int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node 
     tsr_grid_free(&p.grid);
     return st;
   }
+  return node_intern(&p, out);
+}
+
+/* ---- reshapes and concatenations ------------------------------------------ */
+
+int tsr_node_reshape(tsr_node *x, int ndim, const int64_t *shape, tsr_node **out) {
+  int64_t size = 1;
+  for (int a = 0; a < ndim; a++) size *= shape[a];
+  if (size != tsr_node_size(x)) {
+    char buf[128];
+    tsr_shape_format(ndim, shape, buf, sizeof buf);
+    return TSR_ERROR(TSR_ERR_SHAPE, "cannot reshape array of size %lld into shape %s",
+                     (long long)tsr_node_size(x), buf);
+  }
+  int same = ndim == x->grid.ndim;
+  for (int a = 0; same && a < ndim; a++) same = shape[a] == x->grid.shape[a];
+  if (same) {
+    *out = x;
+    return TSR_OK;
+  }
+  tsr_node p;
+  proto_init(&p, N_RESHAPE, 0, x->dtype);
+  if (size == 0) { /* nothing to move: an empty array of the new shape */
+    int64_t chunk[TSR_MAXDIM];
+    for (int a = 0; a < ndim; a++) chunk[a] = shape[a] > 0 ? shape[a] : 1;
+    TSR_CHECK(tsr_grid_init_regular(&p.grid, ndim, shape, chunk));
+    int st = tsr_node_full(0.0, &p.grid, x->dtype, out);
+    tsr_grid_free(&p.grid);
+    return st;
+  }
+  tsr_grid in;
+  TSR_CHECK(tsr_grid_reshape(&x->grid, ndim, shape, &in, &p.grid));
+  int st = tsr_node_rechunk(x, &in, &p.in[0]);
+  tsr_grid_free(&in);
+  if (st != TSR_OK) {
+    tsr_grid_free(&p.grid);
+    return st;
+  }
+  return node_intern(&p, out);
+}
+
+int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_CONCAT, 0, tsr_dtype_promote(x->dtype, y->dtype));
+  TSR_CHECK(tsr_grid_concat(&x->grid, &y->grid, axis, &p.grid));
+  p.axis = axis;
+  p.in[0] = x;
+  p.in[1] = y;
   return node_intern(&p, out);
 }
 

@@ -34,8 +34,24 @@ typedef enum tsr_node_kind {
   N_LINALG,  /* transpose, matmul, qr, svd (op: tsr_la_op; src/linalg/linalg.h) */
   N_PERSIST, /* in[0]'s values, evaluated once and held (below) until the job ends */
   N_SCAN,    /* cumulative op along an axis (below): computed whole, held like N_PERSIST */
-  N_SORT     /* in[0] sorted along an axis (below): computed whole, held like N_PERSIST */
+  N_SORT,    /* in[0] sorted along an axis (below): computed whole, held like N_PERSIST */
+  N_RESHAPE, /* in[0]'s chunks relabelled as another shape's (below): held like N_PERSIST */
+  N_CONCAT   /* in[0] then in[1] along an axis (below): computed whole, held like N_PERSIST */
 } tsr_node_kind;
+
+/* Reshapes (N_RESHAPE, dask.array's reshape): in[0] is the input
+ * rechunked by dask's reshape_rechunk, so that its chunk c (C order of the
+ * chunk grids) holds, in row-major order, exactly the values of the
+ * result's chunk c: computing it relabels in[0]'s chunks, each on the rank
+ * that owns both (exec/concat.c). */
+
+/* Concatenations (N_CONCAT, dask.array's concatenate): in[0] then in[1]
+ * along axis; the result's chunks along it are in[0]'s then in[1]'s, and
+ * on the other axes the common refinement of the two (dask's
+ * unify_chunks), so that each chunk lies inside one input. Computed whole
+ * (exec/concat.c): each chunk is evaluated from the input it lies in, on
+ * its owner; a nest of concatenations not yet computed (concatenate of
+ * many arrays, block, pad) is evaluated from its leaves in one step. */
 
 /* Scans (N_SCAN, dask's cumreduction): op is the elementwise binary function
  * (EW_ADD: cumsum, EW_MUL: cumprod), a its identity, b 1 when NaN counts as
@@ -174,6 +190,15 @@ int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out);
 int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node **out);
 /* A scan's NumPy name (cumsum, nancumprod ...). */
 const char *tsr_scan_name(const tsr_node *n);
+
+/* x with shape (ndim axes; the product equal to x's size), on dask's
+ * chunks (see N_RESHAPE); x itself for its own shape. A reshape that dask
+ * does not do (an axis split across others unevenly) is an error with
+ * dask's explanation. */
+int tsr_node_reshape(tsr_node *x, int ndim, const int64_t *shape, tsr_node **out);
+/* x and y joined along axis (see N_CONCAT): their shapes equal on the
+ * other axes; the promoted dtype. */
+int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out);
 
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */

@@ -106,6 +106,18 @@ int tsr_grid_select(const tsr_grid *in, const tsr_axis_sel *sel, int nsel, tsr_g
  * "operands could not be broadcast together with shapes (..) (..)". */
 int tsr_grid_broadcast(const tsr_grid *a, const tsr_grid *b, tsr_grid *out);
 
+/* dask.array's reshape rule (reshape_rechunk; chunks_join.c): in_grid is
+ * in's shape rechunked, out_grid the result's chunks, with as many chunks,
+ * chunk c of one holding, in row-major order, the values of chunk c of the
+ * other. A reshape dask does not do is TSR_ERR_SHAPE with its explanation. */
+int tsr_grid_reshape(const tsr_grid *in, int ndim, const int64_t *shape, tsr_grid *in_grid,
+                     tsr_grid *out_grid);
+
+/* The grid of a and b joined along axis (concatenate): a's chunks then
+ * b's along it, and the union of their boundaries on the other axes, whose
+ * lengths must be equal (TSR_ERR_SHAPE with NumPy's message). */
+int tsr_grid_concat(const tsr_grid *a, const tsr_grid *b, int axis, tsr_grid *out);
+
 /* Grid after reducing `axis` (keepdims: the axis stays with one chunk of 1). */
 int tsr_grid_reduce(const tsr_grid *in, int axis, int keepdims, tsr_grid *out);
 

@@ -6,14 +6,23 @@
  */
 #include "job/compute.h"
 
+#include "exec/concat.h"
 #include "exec/scan.h"
 #include "exec/sort.h"
 #include "linalg/linalg.h"
 #include "mpi/agree.h"
 #include "util/error.h"
 
+static int compute_dependencies(tsr_exec *ex, tsr_node *n);
+
+static int compute_input(void *ex, tsr_node *in) { return compute_dependencies(ex, in); }
+
 static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->value || n->held) return TSR_OK;
+  if (n->kind == N_CONCAT) { /* a nest of them in one step, from its inputs */
+    TSR_CHECK(tsr_concat_inputs(n, compute_input, ex));
+    return tsr_exec_concat(ex, n);
+  }
   for (int i = 0; i < 2; i++)
     if (n->in[i]) TSR_CHECK(compute_dependencies(ex, n->in[i]));
   if (n->kind == N_REDUCE) return tsr_exec_reduce(ex, n);
@@ -21,13 +30,21 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_PERSIST && tsr_exec_holds(ex, n)) return tsr_exec_persist(ex, n);
   if (n->kind == N_SCAN) return tsr_exec_scan(ex, n);
   if (n->kind == N_SORT) return tsr_exec_sort(ex, n);
+  if (n->kind == N_RESHAPE) return tsr_exec_reshape(ex, n);
   return TSR_OK;
 }
 
+static int check_node(tsr_exec *ex, tsr_node *n);
+
+static int check_input(void *ex, tsr_node *in) { return check_node(ex, in); }
+
 static int check_node(tsr_exec *ex, tsr_node *n) {
   if (n->value || n->held) return TSR_OK;
-  for (int i = 0; i < 2; i++)
-    if (n->in[i]) TSR_CHECK(check_node(ex, n->in[i]));
+  if (n->kind == N_CONCAT)
+    TSR_CHECK(tsr_concat_inputs(n, check_input, ex));
+  else
+    for (int i = 0; i < 2; i++)
+      if (n->in[i]) TSR_CHECK(check_node(ex, n->in[i]));
   return tsr_exec_check_node(ex, n);
 }
 

@@ -1,0 +1,168 @@
+#!/bin/sh
+# joins.sh - reshape, ravel, concatenate, stack, hstack, vstack, dstack,
+# column_stack, block, append, roll, rot90, tile, pad, repeat and
+# broadcast_to against NumPy: every value of a job's results file bitwise
+# NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
+# --no-fuse, on ragged chunks; their chunks against dask.array's own
+# (computed by dask here, when it is installed: Debian's python3-dask);
+# bad arguments give one error line each before any work.
+# Needs python3 with numpy and h5py: skipped without them, failed in CI.
+. "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+
+TIMEOUT=120
+need_numpy
+
+# a3 (3 x 4 x 5, chunks 2, 3, 2: ragged on every axis), v (7, chunks 3),
+# m (4 x 6, chunks 3, 4); then name | tessera | NumPy
+A3_T='arange(3.0, chunks=2)[:, None, None] * 100 + arange(4.0, chunks=3)[None, :, None] * 10 + arange(5.0, chunks=2)[None, None, :]'
+A3_N='np.arange(3.0)[:, None, None] * 100 + np.arange(4.0)[None, :, None] * 10 + np.arange(5.0)[None, None, :]'
+cat >cases.txt <<'CASES'
+r1|a3.reshape(12, 5)|a3.reshape(12, 5)
+r2|reshape(a3, (3, 20))|np.reshape(a3, (3, 20))
+r3|a3.reshape((60,))|a3.reshape((60,))
+r4|reshape(v, (7, 1))|np.reshape(v, (7, 1))
+r5|m.reshape(2, 2, 6)|m.reshape(2, 2, 6)
+r6|reshape(m > 10, -1)|np.reshape(m > 10, -1)
+r7|a3.reshape(-1, 5)[::2]|a3.reshape(-1, 5)[::2]
+r8|ravel(a3.astype("int16"))|np.ravel(a3.astype(np.int16))
+r9|m.flatten()[::5]|m.flatten()[::5]
+ra|reshape(v[:0], (0, 3))|np.reshape(v[:0], (0, 3))
+c1|concatenate([a3, a3 * 2], axis=1)|np.concatenate([a3, a3 * 2], axis=1)
+c2|concatenate((v, v[::-1], v[:2]))|np.concatenate((v, v[::-1], v[:2]))
+c3|concatenate([m, m.astype("int32")], axis=-1)|np.concatenate([m, m.astype(np.int32)], axis=-1)
+c4|concatenate([a3, m], axis=None)|np.concatenate([a3, m], axis=None)
+c5|concatenate([v > 3, v[:0] > 0])|np.concatenate([v > 3, v[:0] > 0])
+c6|sum(concatenate([a3, a3 + 1, a3 + 2], axis=2), axis=1)|np.sum(np.concatenate([a3, a3 + 1, a3 + 2], axis=2), axis=1)
+c7|concatenate([v, v])[3:10] * 2|np.concatenate([v, v])[3:10] * 2
+s1|stack([v, v + 1, v * 3])|np.stack([v, v + 1, v * 3])
+s2|stack([m, m], axis=-1)|np.stack([m, m], axis=-1)
+s3|hstack([v, v])|np.hstack([v, v])
+s4|hstack((m, m[:, :2]))|np.hstack((m, m[:, :2]))
+s5|vstack([v, v])|np.vstack([v, v])
+s6|vstack([m, m[1:]])|np.vstack([m, m[1:]])
+s7|dstack([m, m])|np.dstack([m, m])
+s8|column_stack([v, v * 2])|np.column_stack([v, v * 2])
+s9|block([[m, m[:, :1]], [m[:2], m[:2, :1]]])|np.block([[m, m[:, :1]], [m[:2], m[:2, :1]]])
+sa|block([v, v])|np.block([v, v])
+p1|append(v, m)|np.append(v, m)
+p2|append(m, m[:1], axis=0)|np.append(m, m[:1], axis=0)
+o1|roll(v, 3)|np.roll(v, 3)
+o2|roll(v, -10)|np.roll(v, -10)
+o3|roll(m, 5)|np.roll(m, 5)
+o4|roll(a3, (1, -2), axis=(0, 2))|np.roll(a3, (1, -2), axis=(0, 2))
+o5|roll(a3, 2, axis=(1, 2))|np.roll(a3, 2, axis=(1, 2))
+o6|roll(m, 0, axis=0)|np.roll(m, 0, axis=0)
+t1|rot90(m)|np.rot90(m)
+t2|rot90(m, 2)|np.rot90(m, 2)
+t3|rot90(a3, -1, axes=(2, 0))|np.rot90(a3, -1, axes=(2, 0))
+t4|rot90(m, 7)|np.rot90(m, 7)
+i1|tile(v, 3)|np.tile(v, 3)
+i2|tile(m, (2, 1))|np.tile(m, (2, 1))
+i3|tile(v, (2, 1, 2))|np.tile(v, (2, 1, 2))
+i4|tile(m, 0)|np.tile(m, 0)
+d1|pad(m, 1)|np.pad(m, 1)
+d2|pad(v, (2, 3), constant_values=-1)|np.pad(v, (2, 3), constant_values=-1)
+d3|pad(m, ((1, 0), (2, 3)), mode="edge")|np.pad(m, ((1, 0), (2, 3)), mode="edge")
+d4|pad(a3, 2, mode="reflect")|np.pad(a3, 2, mode="reflect")
+d5|pad(m, ((3, 4), (1, 6)), mode="symmetric")|np.pad(m, ((3, 4), (1, 6)), mode="symmetric")
+d6|pad(v, (7, 3), mode="wrap")|np.pad(v, (7, 3), mode="wrap")
+d7|pad(m.astype("int8"), 1, constant_values=((1, 2), (3, 4)))|np.pad(m.astype(np.int8), 1, constant_values=((1, 2), (3, 4)))
+d8|pad(m > 5, (0, 2))|np.pad(m > 5, (0, 2))
+e1|repeat(v, 3)|np.repeat(v, 3)
+e2|m.repeat(2, axis=0)|m.repeat(2, axis=0)
+e3|repeat(a3, 4, axis=-1)|np.repeat(a3, 4, axis=-1)
+e4|repeat(v, 0)|np.repeat(v, 0)
+e5|repeat(v > 2, 2)|np.repeat(v > 2, 2)
+b1|broadcast_to(v, (3, 7))|np.broadcast_to(v, (3, 7))
+b2|broadcast_to(m[:, :1], (4, 6))|np.broadcast_to(m[:, :1], (4, 6))
+b3|broadcast_to(5, (2, 3))|np.broadcast_to(5, (2, 3))
+b4|sum(broadcast_to(a3[:, :1], (2, 3, 4, 5)), axis=0)|np.sum(np.broadcast_to(a3[:, :1], (2, 3, 4, 5)), axis=0)
+CASES
+{
+  echo "a3 = $A3_T"
+  echo "v = arange(7.0, chunks=3) * 1.5 - 2"
+  echo "m = (arange(4, chunks=3)[:, None] * 6 + arange(6, chunks=4)[None, :]).astype(\"float64\")"
+  while IFS='|' read -r name expr _; do echo "$name = $expr"; done <cases.txt
+} >job.tsr
+
+check() { # WHAT FILE
+  A3="$A3_N" "$PYNP" - "$2" <<'PY' || soft_fail "$1: values differ from NumPy"
+import os, sys
+import h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+a3 = eval(os.environ["A3"])
+v = np.arange(7.0) * 1.5 - 2
+m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)
+bad = []
+for line in open("cases.txt"):
+    name, _, numpy_expr = line.rstrip("\n").split("|")
+    got, want = f[name][()], np.asarray(eval(numpy_expr))
+    ok = got.shape == want.shape and got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    if not ok:
+        bad.append(name)
+        print(name, got.dtype, got.shape, want.dtype, want.shape, got.ravel()[:8], want.ravel()[:8])
+sys.exit(1 if bad else 0)
+PY
+}
+
+job_each_mode "joins" 3 check
+
+# The chunks, against dask.array's (the same expressions on dask arrays of
+# the same chunks), where dask is installed.
+X='normal(0, 1, (5, 4, 3), chunks=(2, 3, 2), seed=1)'
+M='normal(0, 1, (6, 8), chunks=(4, 3), seed=2)'
+V='normal(0, 1, 10, chunks=3, seed=3)'
+cat >chunk_cases.txt <<'CASES'
+x.reshape(20, 3)|x.reshape(20, 3)
+x.reshape(5, 12)|x.reshape(5, 12)
+x.reshape(60)|x.reshape(60)
+m.reshape(2, 3, 8)|m.reshape(2, 3, 8)
+m.reshape(48)|m.reshape(48)
+v.reshape(2, 5)|v.reshape(2, 5)
+v.reshape(10, 1)|v.reshape(10, 1)
+x.reshape(5, 2, 2, 3)|x.reshape(5, 2, 2, 3)
+concatenate([x, x[:2]], axis=0)|da.concatenate([x, x[:2]], axis=0)
+concatenate([m, m[:, 1:5].rechunk((2, 2))], axis=1)|da.concatenate([m, m[:, 1:5].rechunk((2, 2))], axis=1)
+stack([m, m], axis=1)|da.stack([m, m], axis=1)
+vstack([v, v])|da.vstack([v, v])
+hstack([m, m])|da.hstack([m, m])
+roll(v, 4)|da.roll(v, 4)
+roll(m, (1, 2), axis=(0, 1))|da.roll(m, (1, 2), axis=(0, 1))
+pad(m, 2)|da.pad(m, 2)
+pad(m, ((1, 2), (3, 0)), mode="reflect")|da.pad(m, ((1, 2), (3, 0)), mode="reflect")
+pad(v, 3, mode="edge")|da.pad(v, 3, mode="edge")
+tile(v, 2)|da.tile(v, 2)
+repeat(v, 3)|da.repeat(v, 3, axis=0)
+repeat(m, 4, axis=1)|da.repeat(m, 4, axis=1)
+broadcast_to(v, (4, 10))|da.broadcast_to(v, (4, 10))
+broadcast_to(m[:1], (3, 6, 8))|da.broadcast_to(m[:1], (3, 6, 8))
+rot90(m)|da.rot90(m)
+CASES
+if "$PYNP" -c 'import dask.array' 2>/dev/null; then
+  while IFS='|' read -r tex dex; do
+    t=$(echo "$tex" | sed "s/\bx\b/$X/g; s/\bm\b/$M/g; s/\bv\b/$V/g")
+    capture out err tsr --quiet eval "($t).chunks"
+    want=$(DEX="$dex" "$PYNP" -c '
+import os, dask.array as da
+x = da.ones((5, 4, 3), chunks=(2, 3, 2)); m = da.ones((6, 8), chunks=(4, 3)); v = da.ones(10, chunks=3)
+print(tuple(tuple(int(c) for c in a) for a in eval(os.environ["DEX"]).chunks))' 2>&1)
+    [ "$RC" -eq 0 ] && [ "$(cat out)" = "$want" ] ||
+      soft_fail "chunks of $tex: got '$(cat out) $(cat err)', dask gives '$want'"
+  done <chunk_cases.txt
+else
+  [ -n "${CI:-}" ] && fail "dask.array is not installed (python3-dask): the chunk rules are not checked"
+  note "SKIP: dask.array is not installed: the chunk rules are not checked"
+fi
+
+# Bad arguments: one error line each, before any work.
+one_error_each 'reshape(ones(6), (4, 2))' 'normal(0, 1, (4, 6), chunks=2).reshape(2, 3, 4)' 'reshape(ones(6), (-1, -1))' \
+  'reshape(ones(6), (-1, 4))' 'reshape(ones(6), 6, order="F")' 'concatenate([])' \
+  'concatenate([ones(3), ones((3, 1))])' 'concatenate([ones((2, 3)), ones((2, 4))])' \
+  'concatenate([ones(()), ones(())])' 'concatenate(ones(3))' 'concatenate([ones(3)], axis=1)' \
+  'stack([ones(3), ones(4)])' 'stack([ones(3)], axis=2)' 'block([[ones(2)], ones(2)])' \
+  'roll(ones(3), (1, 2))' 'roll(ones((2, 2)), (1, 2, 3), axis=(0, 1))' 'roll(ones(3), 1, axis=1)' \
+  'rot90(ones(3))' 'rot90(ones((2, 2)), axes=(0, 0))' 'rot90(ones((2, 2)), axes=(0, 2))' \
+  'tile(ones(3), -1)' 'pad(ones(3), -1)' 'pad(ones(3), 1, mode="mean")' 'pad(ones(3), 3, mode="reflect")' \
+  'pad(ones(3), ((1, 2), (3, 4)))' 'pad(ones(3), 1, mode="edge", constant_values=2)' \
+  'repeat(ones((2, 2)), 2)' 'repeat(ones(3), -1)' 'broadcast_to(ones(3), (4,))' 'broadcast_to(ones(3), (2, -3))'
+finish
