@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "eval/ops_join.h"
 #include "kernel/dtype_names.h"
 #include "kernel/ew_scalar.h"
 #include "lang/modules.h"
@@ -331,6 +332,28 @@ static int slice_part(tsr_interp *ip, const ast_node *part, int64_t *val, const 
   return TSR_OK;
 }
 
+/* The integers of a list index on an axis of length len, in range, made
+ * non-negative (in the job's arena). */
+static int list_index(tsr_interp *ip, const ast_node *it, int64_t len, int axis, int64_t **idx,
+                      int64_t *n) {
+  TSR_CHECK(arena_alloc(ip, sizeof(int64_t) * (size_t)(it->nitems + 1), (void **)idx));
+  for (int k = 0; k < it->nitems; k++) {
+    tsr_value v;
+    TSR_CHECK(tsr_interp_expr(ip, it->items[k], &v));
+    if (v.kind != V_INT)
+      return tsr_ctx_error(&ip->ctx, it->items[k], TSR_ERR_INDEX,
+                           "a list index holds integers, got %s%s", tsr_value_type_name(&v),
+                           v.kind == V_BOOL ? " (boolean masks are not supported yet)" : "");
+    if (v.i < -len || v.i >= len)
+      return tsr_ctx_error(&ip->ctx, it->items[k], TSR_ERR_INDEX,
+                           "index %lld is out of bounds for axis %d with size %lld", v.i, axis,
+                           (long long)len);
+    (*idx)[k] = v.i < 0 ? v.i + len : v.i;
+  }
+  *n = it->nitems;
+  return TSR_OK;
+}
+
 static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   tsr_value base;
   TSR_CHECK(tsr_interp_expr(ip, e->left, &base));
@@ -350,6 +373,8 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   const tsr_node *x = base.arr;
   tsr_axis_sel sel[TSR_MAXDIM * 2];
   int nsel = 0, axis = 0, outdim = 0, used = 0, ellipses = 0;
+  int list_at = -1, list_item = -1, first_int = -1, last_int = -1;
+  int64_t *list_idx = NULL, list_n = 0;
   for (int k = 0; k < e->nitems; k++) { /* the axes the items other than ... take */
     used += e->items[k]->kind != AST_NONE && e->items[k]->kind != AST_ELLIPSIS;
     if (e->items[k]->kind == AST_ELLIPSIS && ellipses++)
@@ -377,10 +402,17 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
           "too many indices for array: array is %d-dimensional, but %d were indexed", x->grid.ndim,
           axis + 1);
     int64_t len = x->grid.shape[axis];
-    if (it->kind == AST_TUPLE) /* x[[0, 2]]: a list literal is a tuple here */
-      return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
-                           "indexing with a list or tuple (NumPy's fancy indexing) is not "
-                           "supported; use integers and slices");
+    if (it->kind == AST_TUPLE) { /* x[[0, 2]]: a list literal is a tuple here; take() */
+      if (list_at >= 0)
+        return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,
+                             "a list index on more than one axis (NumPy's fancy indexing) is not "
+                             "supported: index one axis at a time");
+      TSR_CHECK(list_index(ip, it, len, axis, &list_idx, &list_n));
+      list_at = outdim, list_item = k;
+      sel[nsel++] = (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, len, 0};
+      outdim++, axis++;
+      continue;
+    }
     if (it->kind == AST_SLICE) {
       int64_t s0, s1, s2;
       const int64_t *p0, *p1, *p2;
@@ -403,14 +435,30 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
                              "index %lld is out of bounds for axis %d with size %lld", (long long)i,
                              axis, (long long)len);
       sel[nsel++] = (tsr_axis_sel){TSR_SEL_INDEX, 0, 0, 0, i < 0 ? i + len : i};
+      first_int = first_int < 0 ? k : first_int, last_int = k;
     }
     axis++;
+  }
+  /* NumPy moves the list's axis first where integers and the list are not
+   * next to one another (x[0, :, [1, 2]]); next to one another, indexing
+   * one after the other gives its result */
+  if (list_at >= 0 && first_int >= 0) {
+    int lo = first_int < list_item ? first_int : list_item,
+        hi = last_int > list_item ? last_int : list_item;
+    for (int k = lo; k <= hi; k++)
+      if (e->items[k]->kind == AST_SLICE || e->items[k]->kind == AST_NONE ||
+          e->items[k]->kind == AST_ELLIPSIS)
+        return tsr_ctx_error(&ip->ctx, e->items[list_item], TSR_ERR_INDEX,
+                             "a list index apart from integer indices moves its axis first in "
+                             "NumPy; index in two steps");
   }
   if (outdim + (x->grid.ndim - axis) > TSR_MAXDIM)
     return tsr_ctx_error(&ip->ctx, e, TSR_ERR_VALUE, "at most %d dimensions are supported",
                          TSR_MAXDIM);
   tsr_node *n;
   TSR_CHECK(tsr_ctx_relocate(&ip->ctx, e, tsr_node_select(base.arr, sel, nsel, &n)));
+  if (list_at >= 0)
+    TSR_CHECK(tsr_ctx_relocate(&ip->ctx, e, tsr_node_take(n, list_at, list_idx, list_n, &n)));
   memset(out, 0, sizeof *out);
   out->kind = V_ARRAY;
   out->arr = n;

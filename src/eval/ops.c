@@ -16,6 +16,7 @@
 #include "eval/ops_logic.h"
 #include "eval/ops_scan.h"
 #include "eval/ops_join.h"
+#include "eval/ops_norm.h"
 #include "eval/ops_shape.h"
 #include "eval/ops_quantile.h"
 #include "eval/ops_io.h"
@@ -188,6 +189,8 @@ const tsr_op_def tsr_ops[] = {
      "load(file, dataset, chunks=\"auto\", dtype=): an HDF5 dataset, read chunk by chunk", NULL, SEC_HDF5},
     {"save", OPK_ARRAY, 0, {"file", "dataset", "array", "compression", "level", NULL}, 3, 3, 0,
      tsr_b_save, "save(file, dataset, array, compression=None, level=4): write array to HDF5 (a job statement)", NULL, SEC_HDF5},
+    {"diag", OPK_ARRAY, 0, {"v", "k", NULL}, 2, 1, 0, tsr_b_diag,
+     "diag(v, k=0): a 1-d v on the k-th diagonal of a square of zeros, or the k-th diagonal of a 2-d v (diagonal(v, k))", NULL, SEC_ARRAY},
     {"tril", OPK_ARRAY, 0, {"m", "k", NULL}, 2, 1, 0, tsr_b_tril,
      "tril(m, k=0): m with the elements above the k-th diagonal of its last two axes zero (1-d m: its N x N)", NULL, SEC_ARRAY},
     {"triu", OPK_ARRAY, 1, {"m", "k", NULL}, 2, 1, 0, tsr_b_tril,
@@ -242,6 +245,8 @@ const tsr_op_def tsr_ops[] = {
      "repeat(a, repeats, axis=None), x.repeat(repeats, axis): each element repeated `repeats` (an int) times along axis (None: 1-d a only, as dask)", NULL, SEC_ARRAY},
     {"broadcast_to", OPK_ARRAY, JOIN_BROADCAST_TO, {"array", "shape", NULL}, 2, 2, 0, tsr_b_join,
      "broadcast_to(array, shape): array broadcast to shape (a view that fuses into its readers; dask's chunks)", NULL, SEC_ARRAY},
+    {"take", OPK_ARRAY, JOIN_TAKE, {"a", "indices", "axis", NULL}, 3, 2, 1, tsr_b_join,
+     "take(a, indices, axis=None), x.take(indices, axis): the elements at indices (an int or a list of ints) along axis (None: flattened); also x[[i, j, ...]] on one axis", NULL, SEC_ARRAY},
     {"transpose", OPK_ARRAY, LA_TRANSPOSE, {"x", "axes", NULL}, 2, 1, 1, tsr_b_transpose,
      "transpose(x, axes=None), x.transpose(axes), x.T: x's axes in the order axes (a tuple; None: reversed); a view", ".T", SEC_LINALG},
     {"diagonal", OPK_ARRAY, 0, {"a", "offset", "axis1", "axis2", NULL}, 4, 1, 1, tsr_b_diagonal,
@@ -256,6 +261,14 @@ const tsr_op_def tsr_ops[] = {
      "matmul(x1, x2), x1 @ x2: matrix product of 1-d/2-d arrays (GEMM per block)", "@", SEC_LINALG},
     {"dot", OPK_ARRAY, LA_MATMUL, {"x1", "x2", NULL}, 2, 2, 1, tsr_b_matmul,
      "dot(x1, x2), x1.dot(x2): as matmul for 1-d/2-d arrays", NULL, SEC_LINALG},
+    {"outer", OPK_ARRAY, 0, {"a", "b", NULL}, 2, 2, 0, tsr_b_products,
+     "outer(a, b): a.ravel()[:, None] * b.ravel()[None, :] (fused)", NULL, SEC_LINALG},
+    {"inner", OPK_ARRAY, 1, {"a", "b", NULL}, 2, 2, 0, tsr_b_products,
+     "inner(a, b): sum(a * b) for 1-d arrays; a product over the last axes for 2-d ones (a @ b.T)", NULL, SEC_LINALG},
+    {"vdot", OPK_ARRAY, 2, {"a", "b", NULL}, 2, 2, 0, tsr_b_products,
+     "vdot(a, b): sum(ravel(a) * ravel(b))", NULL, SEC_LINALG},
+    {"norm", OPK_REDUCTION, 0, {"x", "ord", "axis", "keepdims", NULL}, 4, 1, 0, tsr_b_norm,
+     "norm(x, ord=None, axis=None, keepdims=False), linalg.norm(...): NumPy's vector (1, 2, inf, -inf, 0, p) and matrix (\"fro\", \"nuc\", 1, -1, 2, -2, inf, -inf) norms", NULL, SEC_LINALG},
     {"qr", OPK_ARRAY, LA_QR_Q, {"x", NULL}, 1, 1, 0, tsr_b_qr,
      "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL, SEC_LINALG},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,

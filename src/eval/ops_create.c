@@ -8,9 +8,12 @@
  */
 #include "eval/ops_create.h"
 
+#include "eval/ops_join.h"
+
 #include <math.h>
 #include <string.h>
 
+#include "eval/ops.h"
 #include "eval/ops_array.h"
 #include "util/error.h"
 
@@ -133,6 +136,52 @@ int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
     TSR_CHECK(is_zero(d, &n));
   }
   TSR_CHECK(cast(n, dt, &r));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* diag(v, k=0): a 1-d v on the k-th diagonal of a square (dask's: v's
+ * chunks on both axes, padded for k != 0), or the k-th diagonal of a 2-d v
+ * (diagonal(v, k), a view). */
+int tsr_b_diag(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+               tsr_value *out) {
+  (void)def;
+  long long k = 0;
+  if (a->given[1]) TSR_CHECK(tsr_arg_int(c, a, 1, "k", &k));
+  tsr_node *v;
+  TSR_CHECK(tsr_arg_array(c, a, 0, "diag", &v));
+  int nd = v->grid.ndim;
+  if (nd == 2) {
+    const tsr_op_def *dg = tsr_op_find("diagonal", 0);
+    tsr_args da;
+    memset(&da, 0, sizeof da);
+    da.v[0] = a->v[0], da.at[0] = a->at[0], da.given[0] = 1;
+    da.v[1].kind = V_INT, da.v[1].i = k, da.at[1] = a->at[1] ? a->at[1] : call, da.given[1] = 1;
+    return dg->fn(c, call, dg, &da, out);
+  }
+  if (nd != 1) return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "Input must be 1- or 2-d.");
+  int64_t shape[2] = {v->grid.shape[0], v->grid.shape[0]},
+          n[2] = {v->grid.nchunks[0], v->grid.nchunks[0]};
+  const int64_t *sizes[2] = {v->grid.sizes[0], v->grid.sizes[0]};
+  tsr_grid g;
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_grid_init_lists(&g, 2, shape, sizes, n)));
+  tsr_node *d, *mask, *zero, *col, *r;
+  int st = row_minus_col(&g, &d);
+  tsr_grid_free(&g);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  TSR_CHECK(is_zero(d, &mask));
+  tsr_axis_sel sel[2] = {{TSR_SEL_SLICE, 0, 1, v->grid.shape[0], 0}, {TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_select(v, sel, 2, &col)));
+  tsr_value z;
+  memset(&z, 0, sizeof z);
+  z.kind = V_INT;
+  TSR_CHECK(tsr_as_array(c, &z, call, v->dtype, &zero));
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_where(mask, col, zero, &r)));
+  if (k != 0) {
+    long long m = k < 0 ? -k : k;
+    int64_t w[2][2] = {{k > 0 ? 0 : m, k > 0 ? m : 0}, {k > 0 ? m : 0, k > 0 ? 0 : m}};
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_pad_constant(r, w, 0.0, &r)));
+  }
   tsr_set_array(out, r);
   return TSR_OK;
 }

@@ -663,6 +663,113 @@ static int repeat(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, ts
   return fail(c, call, st);
 }
 
+int tsr_node_pad_constant(tsr_node *x, const int64_t (*w)[2], double value, tsr_node **out) {
+  for (int d = 0; d < x->grid.ndim; d++) {
+    tsr_node *p[3];
+    int k = 0;
+    if (w[d][0] > 0) TSR_CHECK(constant_like(x, d, w[d][0], value, x->dtype, &p[k++]));
+    p[k++] = x;
+    if (w[d][1] > 0) TSR_CHECK(constant_like(x, d, w[d][1], value, x->dtype, &p[k++]));
+    if (k > 1) TSR_CHECK(join(p, k, d, &x));
+  }
+  *out = x;
+  return TSR_OK;
+}
+
+/* ---- take, diag ---- */
+
+int tsr_node_take(tsr_node *x, int axis, const int64_t *idx, int64_t n, tsr_node **out) {
+  const tsr_grid *g = &x->grid;
+  if (n == 0) return take_range(x, axis, 0, 1, 0, out);
+  if (n > MAX_JOIN * MAX_JOIN)
+    return TSR_ERROR(TSR_ERR_VALUE, "take: at most %d indices", MAX_JOIN * MAX_JOIN);
+  tsr_node **runs = malloc(sizeof(tsr_node *) * (size_t)n), **ones = NULL;
+  int64_t nruns = 0;
+  int st = runs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory in take");
+  /* dask's slicing_plan: runs of consecutive indices in one chunk, each a chunk */
+  for (int64_t i = 0; st == TSR_OK && i < n;) {
+    int64_t ch = tsr_grid_find(g, axis, idx[i]), j = i + 1;
+    while (j < n && tsr_grid_find(g, axis, idx[j]) == ch) j++;
+    int64_t len = j - i, step = len > 1 ? idx[i + 1] - idx[i] : 1;
+    int ap = step != 0;
+    for (int64_t k = i + 1; ap && k < j; k++) ap = idx[k] - idx[k - 1] == step;
+    if (ap) { /* a slice of the chunk */
+      st = take_range(x, axis, idx[i], step, len, &runs[nruns++]);
+    } else { /* elements joined, then made one chunk */
+      tsr_node *r = NULL;
+      if (!ones) ones = malloc(sizeof(tsr_node *) * (size_t)MAX_JOIN);
+      if (!ones || len > MAX_JOIN)
+        st = TSR_ERROR(TSR_ERR_VALUE, "take: at most %d indices a chunk out of order", MAX_JOIN);
+      for (int64_t k = 0; st == TSR_OK && k < len; k++)
+        st = take_range(x, axis, idx[i + k], 1, 1, &ones[k]);
+      if (st == TSR_OK) st = join(ones, (int)len, axis, &r);
+      if (st == TSR_OK && r->grid.nchunks[axis] > 1) {
+        int64_t nn[TSR_MAXDIM];
+        const int64_t *sizes[TSR_MAXDIM];
+        for (int a = 0; a < r->grid.ndim; a++)
+          sizes[a] = a == axis ? &r->grid.shape[a] : r->grid.sizes[a],
+          nn[a] = a == axis ? 1 : r->grid.nchunks[a];
+        tsr_grid og;
+        st = tsr_grid_init_lists(&og, r->grid.ndim, r->grid.shape, sizes, nn);
+        if (st == TSR_OK) {
+          st = tsr_node_rechunk(r, &og, &r);
+          tsr_grid_free(&og);
+        }
+      }
+      runs[nruns++] = r;
+    }
+    i = j;
+  }
+  if (st == TSR_OK && nruns > MAX_JOIN)
+    st = TSR_ERROR(TSR_ERR_VALUE, "take: the indices make %lld runs of one chunk each, at most %d",
+                   (long long)nruns, MAX_JOIN);
+  if (st == TSR_OK) st = join(runs, (int)nruns, axis, out);
+  free(runs);
+  free(ones);
+  return st;
+}
+
+/* take(a, indices, axis=None): indices an int or a list of ints. */
+static int take(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_node **out) {
+  long long ax = 0;
+  int axis = 0, scalar = a->v[1].kind != V_TUPLE;
+  if (!a->given[2] || a->v[2].kind == V_NONE) {
+    TSR_CHECK(fail(c, call, ravel(x, &x)));
+  } else {
+    TSR_CHECK(tsr_arg_int(c, a, 2, "axis", &ax));
+    TSR_CHECK(tsr_axis_index(c, a->at[2], ax, x->grid.ndim, "axis", &axis));
+  }
+  const tsr_value *v = &a->v[1];
+  int64_t n = scalar ? 1 : v->nitems, len = x->grid.shape[axis];
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n + 1));
+  if (!idx) return tsr_ctx_error(c, call, TSR_ERR_MEMORY, "out of memory in take");
+  for (int64_t k = 0; k < n; k++) {
+    const tsr_value *e = scalar ? v : &v->items[k];
+    if (e->kind != V_INT) {
+      free(idx);
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_INDEX, "indices must be integers, got %s",
+                           tsr_value_type_name(e));
+    }
+    if (e->i < -len || e->i >= len) {
+      free(idx);
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_INDEX,
+                           "index %lld is out of bounds for axis %d with size %lld", e->i, axis,
+                           (long long)len);
+    }
+    idx[k] = e->i < 0 ? e->i + len : e->i;
+  }
+  int st = tsr_node_take(x, axis, idx, n, out);
+  free(idx);
+  if (st == TSR_OK && scalar) { /* an int index drops the axis */
+    tsr_axis_sel sel[TSR_MAXDIM];
+    for (int d = 0; d < (*out)->grid.ndim; d++)
+      sel[d] = (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, (*out)->grid.shape[d], 0};
+    sel[axis] = (tsr_axis_sel){TSR_SEL_INDEX, 0, 0, 0, 0};
+    st = tsr_node_select(*out, sel, (*out)->grid.ndim, out);
+  }
+  return fail(c, call, st);
+}
+
 static int broadcast_to(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a,
                         tsr_node **out) {
   long long dims[TSR_MAXDIM];
@@ -770,6 +877,9 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
       break;
     case JOIN_BROADCAST_TO:
       TSR_CHECK(broadcast_to(c, call, x, a, &r));
+      break;
+    case JOIN_TAKE:
+      TSR_CHECK(take(c, call, x, a, &r));
       break;
     default:
       return tsr_ctx_error(c, call, TSR_ERR_INTERNAL, "unknown join function %s", def->name);

@@ -29,8 +29,18 @@ typedef enum {
   JOIN_TILE,
   JOIN_PAD,
   JOIN_REPEAT,
-  JOIN_BROADCAST_TO
+  JOIN_BROADCAST_TO,
+  JOIN_TAKE
 } tsr_join_kind;
+
+/* x[idx] along axis for n valid (non-negative) indices: dask's take, each
+ * run of consecutive indices in one input chunk one output chunk (a slice
+ * where the run is evenly spaced, else its elements joined). */
+int tsr_node_take(tsr_node *x, int axis, const int64_t *idx, int64_t n, tsr_node **out);
+
+/* x padded with value by w[d][0] before and w[d][1] after each axis d
+ * (pad(x, w, constant_values=value), dask's chunks). */
+int tsr_node_pad_constant(tsr_node *x, const int64_t (*w)[2], double value, tsr_node **out);
 
 /* Every function of tsr_join_kind: def->code says which. */
 int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

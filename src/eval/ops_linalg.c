@@ -276,6 +276,86 @@ int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   return matmul_values(c, call, &a->v[0], a->at[0], &a->v[1], a->at[1], out);
 }
 
+/* outer(a, b) (def->code 0): a.ravel()[:, None] * b.ravel()[None, :],
+ * fused, dask's chunks; inner(a, b) (1): for 1-d operands sum(a * b), for
+ * a 2-d one a product with the other's last axis (a @ b.T, a @ b, b @ a);
+ * vdot(a, b) (2): sum(ravel(a) * ravel(b)). Sums are tessera's (by chunk,
+ * in order), not BLAS's: equal to NumPy's within rounding. */
+int tsr_b_products(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  tsr_node *x[2];
+  for (int i = 0; i < 2; i++) {
+    tsr_value *v = &a->v[i];
+    TSR_CHECK(tsr_as_array(c, v, a->at[i],
+                           v->kind == V_BOOL  ? TSR_BOOL
+                           : v->kind == V_INT ? TSR_I64
+                                              : TSR_F64,
+                           &x[i]));
+  }
+  tsr_node *r;
+  if (def->code == 0 || def->code == 2) {
+    for (int i = 0; i < 2; i++) {
+      int64_t size = tsr_node_size(x[i]);
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reshape(x[i], 1, &size, &x[i])));
+    }
+    if (def->code == 2) {
+      if (x[0]->grid.shape[0] != x[1]->grid.shape[0])
+        return tsr_ctx_error(c, call, TSR_ERR_SHAPE,
+                             "vectors have different lengths (%lld and %lld)",
+                             (long long)x[0]->grid.shape[0], (long long)x[1]->grid.shape[0]);
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x[0], x[1], &r)));
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, r, -1, 0, 0, &r)));
+    } else {
+      tsr_axis_sel s0[2] = {{TSR_SEL_SLICE, 0, 1, x[0]->grid.shape[0], 0},
+                            {TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+      tsr_axis_sel s1[2] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0},
+                            {TSR_SEL_SLICE, 0, 1, x[1]->grid.shape[0], 0}};
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_select(x[0], s0, 2, &x[0])));
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_select(x[1], s1, 2, &x[1])));
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x[0], x[1], &r)));
+    }
+    tsr_set_array(out, r);
+    return TSR_OK;
+  }
+  int n0 = x[0]->grid.ndim, n1 = x[1]->grid.ndim;
+  if (n0 == 0 || n1 == 0) {
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x[0], x[1], &r)));
+    tsr_set_array(out, r);
+    return TSR_OK;
+  }
+  if (x[0]->grid.shape[n0 - 1] != x[1]->grid.shape[n1 - 1])
+    return tsr_ctx_error(
+        c, call, TSR_ERR_SHAPE,
+        "shapes of inner's operands do not match on their last axes (%lld and %lld)",
+        (long long)x[0]->grid.shape[n0 - 1], (long long)x[1]->grid.shape[n1 - 1]);
+  if (n0 == 1 && n1 == 1) {
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_binary(EW_MUL, x[0], x[1], &r)));
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_SUM, r, -1, 0, 0, &r)));
+    tsr_set_array(out, r);
+    return TSR_OK;
+  }
+  if (n0 > 2 || n1 > 2)
+    return tsr_ctx_error(c, call, TSR_ERR_SHAPE,
+                         "inner of arrays of more than 2 dimensions is not supported");
+  tsr_value v0, v1;
+  memset(&v0, 0, sizeof v0);
+  memset(&v1, 0, sizeof v1);
+  v0.kind = v1.kind = V_ARRAY;
+  if (n1 == 2) { /* b.T */
+    const tsr_grid *g = &x[1]->grid;
+    int64_t shape[2] = {g->shape[1], g->shape[0]}, n[2] = {g->nchunks[1], g->nchunks[0]};
+    const int64_t *sizes[2] = {g->sizes[1], g->sizes[0]};
+    TSR_CHECK(tsr_ctx_relocate(
+        c, call, new_node(LA_TRANSPOSE, x[1], NULL, 0, 2, shape, sizes, n, x[1]->dtype, &x[1])));
+  }
+  if (n0 == 1) { /* inner(a, B) = B @ a */
+    v0.arr = x[1], v1.arr = x[0];
+    return matmul_values(c, call, &v0, a->at[1], &v1, a->at[0], out);
+  }
+  v0.arr = x[0], v1.arr = x[1];
+  return matmul_values(c, call, &v0, a->at[0], &v1, a->at[1], out);
+}
+
 /* The input of qr/svd: a 2-d array with one column of chunks. */
 static int tall_input(tsr_ctx *c, const tsr_args *a, const char *what, tsr_node **x) {
   if (a->v[0].kind != V_ARRAY)

@@ -19,6 +19,8 @@ int tsr_b_swapaxes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
                    tsr_value *out);
 int tsr_b_moveaxis(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out);
+int tsr_b_products(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out);
 int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);

@@ -15,6 +15,11 @@ const tsr_module_prefix tsr_module_prefixes[] = {
     {"numpy", "numpy", 0, "numpy.random"},
     {"da", "dask.array", 0, "da.random"},
     {"dask.array", "dask.array", 0, "dask.array.random"},
+    {"np.linalg", "numpy.linalg", 0, "np.random"},
+    {"numpy.linalg", "numpy.linalg", 0, "numpy.random"},
+    {"da.linalg", "dask.array.linalg", 0, "da.random"},
+    {"dask.array.linalg", "dask.array.linalg", 0, "dask.array.random"},
+    {"linalg", "numpy.linalg", 0, "np.random"},
     {"np.random", "numpy.random", 1, "np"},
     {"numpy.random", "numpy.random", 1, "numpy"},
     {"da.random", "dask.array.random", 1, "da"},
@@ -37,12 +42,16 @@ const tsr_module_prefix *tsr_module_match(const char *dotted, const char **rest)
   return best;
 }
 
+/* A submodule's prefix (np.linalg): a name written under its parent's
+ * import, never imported itself. */
+static int submodule(const tsr_module_prefix *m) { return strstr(m->module, ".linalg") != NULL; }
+
 /* Only the plain halves are imported: `import numpy.random` is not a header
  * line the table promises to understand. */
 int tsr_module_import_ok(const char *module, const char *alias) {
   for (int i = 0; i < tsr_nmodule_prefixes; i++) {
     const tsr_module_prefix *m = &tsr_module_prefixes[i];
-    if (m->random || strcmp(m->module, module) != 0) continue;
+    if (m->random || submodule(m) || strcmp(m->module, module) != 0) continue;
     if (!strcmp(m->prefix, alias ? alias : module)) return 1;
   }
   return 0;
@@ -53,7 +62,7 @@ void tsr_module_imports(char *buf, size_t n) {
   buf[0] = '\0';
   for (int i = 0; i < tsr_nmodule_prefixes && used < n; i++) {
     const tsr_module_prefix *m = &tsr_module_prefixes[i];
-    if (m->random) continue;
+    if (m->random || submodule(m)) continue;
     int k = strcmp(m->prefix, m->module)
                 ? snprintf(buf + used, n - used, "%simport %s as %s", used ? ", " : "", m->module,
                            m->prefix)

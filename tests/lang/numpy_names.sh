@@ -9,7 +9,7 @@
 # - `tessera eval` takes the prefixes, and a job's own variable named like
 #   a prefix (da = ...) stays a variable;
 # - the mistakes (an unknown np. function, a random generator without
-#   .random., an import other than numpy/dask.array, a list as an index)
+#   .random., an import other than numpy/dask.array, lists on two axes)
 #   are one error line each with line, column and caret, exit status 1;
 # - `tessera info` lists the prefixes, the imports and compute.
 . "${srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -119,8 +119,8 @@ bad_job "import os" 2 8 "'import os' is not supported: a job accepts only import
   'import numpy as np\nimport os'
 bad_job "import under another name" 1 8 "'import numpy as npy' is not supported" 'import numpy as npy'
 bad_job "from import" 1 1 "'from' is not supported" 'from numpy import sum'
-bad_job "a list as an index" 1 14 "indexing with a list or tuple (NumPy's fancy indexing) is not supported" \
-  'x = ones(10)[[1, 2]]'
+bad_job "a list index on two axes" 1 26 "a list index on more than one axis (NumPy's fancy indexing) is not supported" \
+  'x = ones((3, 3))[[1, 2], [0, 1]]'
 
 # NumPy's legacy rand/randn: the shape as separate dimensions, the same bits as
 # random(shape) and normal(0, 1, shape) on the same stream
@@ -133,7 +133,7 @@ expect_eq "$(tsr eval 'np.random.randn().ndim')" "0" "randn() is 0-d"
 bad_job "a negative rand dimension" 1 23 "negative dimensions are not allowed" 'x = np.random.rand(2, -1)'
 
 info=$("$TESSERA" info)
-printf '%s\n' "$info" | grep -qF 'prefixes: np.NAME, numpy.NAME, da.NAME, dask.array.NAME (every operation above but the random generators); np.random.NAME, numpy.random.NAME, da.random.NAME, dask.array.random.NAME (the random generators)' ||
+printf '%s\n' "$info" | grep -qF 'prefixes: np.NAME, numpy.NAME, da.NAME, dask.array.NAME, np.linalg.NAME, numpy.linalg.NAME, da.linalg.NAME, dask.array.linalg.NAME, linalg.NAME (every operation above but the random generators); np.random.NAME, numpy.random.NAME, da.random.NAME, dask.array.random.NAME (the random generators)' ||
   soft_fail "tessera info lists no prefixes: $(printf '%s\n' "$info" | tail -3)"
 printf '%s\n' "$info" | grep -q '^imports: accepted and ignored: import numpy as np, import numpy, import dask.array as da, import dask.array$' ||
   soft_fail "tessera info lists no imports"
