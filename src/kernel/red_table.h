@@ -79,7 +79,7 @@ enum { RD_SAME, RD_SUM, RD_FLOAT, RD_BOOL, RD_I64 };
     "max(a, axis=None, keepdims=False): maximum (NaN if any element is NaN)")                     \
   R(VAR, "var", RM_MOMENTS, RF_DDOF | RF_VAR, RD_FLOAT,                                           \
     "var(a, axis=None, keepdims=False, ddof=0, dtype=None): sum((x - mean)**2) / (n - ddof) "     \
-    "(NaN when n - ddof <= 0)")                                                                   \
+    "(as NumPy: / max(n - ddof, 0), inf or NaN there)")                                                                   \
   R(STD, "std", RM_MOMENTS, RF_DDOF | RF_STD, RD_FLOAT,                                           \
     "std(a, axis=None, keepdims=False, ddof=0, dtype=None): sqrt(var)")                           \
   R(PROD, "prod", RM_MUL, 0, RD_SUM,                                                               \

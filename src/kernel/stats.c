@@ -162,8 +162,8 @@ double tsr_stat_finish(int kind, const tsr_stat *s, int ddof) {
   case RM_MAX:
     return empty ? NAN : s->a;
   case RM_MOMENTS: {
-    double dof = s->n - ddof;
-    double var = dof > 0 ? s->b / dof : NAN;
+    double dof = s->n - ddof; /* NumPy's max(n - ddof, 0): m2 / 0 is inf, or NaN for m2 = 0 */
+    double var = s->b / (dof > 0 ? dof : 0.0);
     return tsr_red_flags(kind) & RF_STD ? sqrt(var) : var;
   }
   case RM_MUL:

@@ -13,7 +13,7 @@ The NumPy side does not trust the generator: it parses the very text tessera
 runs with Python's own parser (the language is a subset of Python with the
 same precedence) and evaluates it with NumPy, under tessera's documented dtype
 rules (float32 only when every array operand is float32; a reduction keeps its
-input's dtype; var/std are NaN when n - ddof <= 0).
+input's dtype; var/std divide by max(n - ddof, 0), as NumPy's).
 
 The rounding bound. Each value is evaluated together with an elementwise
 bound on its distance from the exact result of the expression on the same
@@ -65,7 +65,14 @@ where, nan_to_num, isclose, allclose and isin; comparisons as numbers (mean(x > 
 (x > 0) * y, astype(x > 0, dt)); and about one case in eight of a bool or int64 result
 (any all count_nonzero argmax argmin nanargmax nanargmin isclose allclose isin, a comparison,
 the sum of one). nanargmax and nanargmin take operands without random leaves (so that the
-generator sees every value and leaves out an all-NaN slice, which is an error).
+generator sees every value and leaves out an all-NaN slice, which is an error). Shapes
+change and arrays join: reshape (a.reshape(d0, ...), a tuple, a -1; only the reshapes that
+dask.array's rule, tessera's, takes on any chunks: to 1-d, adjacent axes merged into one or
+one split into several, length-1 axes added or dropped), ravel, flatten, concatenate (axis
+None too), stack, hstack, vstack, dstack, column_stack (operands of fewer axes where NumPy
+promotes them), append and block of operands of mixed dtypes and chunks; roll, rot90, tile,
+pad (every mode, widths within tessera's limits), repeat and broadcast_to. A leaf of
+several axes may be a reshaped arange (distinct values that show where each one went).
     diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
         compares each results file with NumPy, and the files of one mode
         (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
@@ -80,7 +87,8 @@ on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
 are fixed regression cases that once crashed tessera or gave a wrong value.
 
 Known tessera bugs are left out of generation, each at a `# BUG:` comment in
-the NumPy side's function (nan_reduce, arg_reduce, order_stat): a case that runs into one (found by
+the NumPy side's function (nan_reduce, arg_reduce, order_stat; one in g_remap, which the NumPy
+side refuses as not generated): a case that runs into one (found by
 evaluating it on the NumPy side, random leaves standing in with values of
 their range) records it in Evaluator.bugs and is drawn again from the same
 generator. excluded() also sees the identities of the earlier cases'
@@ -347,6 +355,8 @@ def generic_bound(op, vals, errs, dt):
             e = np.maximum(e, np.where(np.isnan(d), np.inf, 2.0 * d))
             all_nan &= np.isnan(rc)
         e = np.where(np.isnan(r) & ~all_nan, np.inf, e)
+        if op == "tan":  # an interval of half a period or more: its corners tell nothing
+            e = np.where(errs[0] >= np.pi / 2, np.inf, e)
         if op in LIBM:
             e = e + 8.0 * udt(dt) * fin(r)
         # e is the bound of the float64 value: NaN certain where every corner is NaN
@@ -402,8 +412,14 @@ def reduce(op, x, axis=None, keepdims=False, ddof=0):
             if not isinstance(ddof, int) or isinstance(ddof, bool):
                 raise FuzzError("ddof must be an integer")
             neff = n - ddof
-            if neff <= 0:  # documented: NaN when n - ddof <= 0
-                return Arr(np.full(np.shape(s), np.nan), 0.0, dt)
+            if neff <= 0:  # NumPy's / max(n - ddof, 0): inf, NaN for a constant or empty slice
+                if n == 0:
+                    return Arr(np.full(np.shape(s), np.nan), 0.0, dt)
+                eb = np.broadcast_to(ea, np.shape(a))
+                allfin = np.all(np.isfinite(a), **kw)
+                const = np.max(a, **kw) == np.min(a, **kw)
+                exact = allfin & np.all(eb == 0, **kw)  # else whether it is constant is open
+                return Arr(np.where(allfin & ~const, np.inf, np.nan), np.where(exact, 0.0, np.inf), dt)
             if n == 0:
                 raise FuzzError("var/std with ddof < 0 over an empty axis (not generated)")
             m = np.mean(a, axis=ax, keepdims=True)
@@ -880,6 +896,122 @@ def isin_(x, tests, invert):
     return ex_arr(eq != bool(invert), unc, "bool")
 
 
+# ---- reshapes, joins and copies: NumPy's function of the values and, alike, of the bounds ------
+
+SHAPE_FNS = {  # name: (parameters, defaults)
+    "reshape": (["a", "shape", "order"], dict(order="C")),
+    "ravel": (["a", "order"], dict(order="C")), "flatten": (["a", "order"], dict(order="C")),
+    "concatenate": (["arrays", "axis"], dict(axis=0)), "stack": (["arrays", "axis"], dict(axis=0)),
+    "hstack": (["tup"], {}), "vstack": (["tup"], {}), "dstack": (["tup"], {}),
+    "column_stack": (["tup"], {}), "block": (["arrays"], {}),
+    "append": (["arr", "values", "axis"], dict(axis=None)),
+    "roll": (["a", "shift", "axis"], dict(axis=None)), "rot90": (["m", "k", "axes"], dict(k=1, axes=(0, 1))),
+    "tile": (["A", "reps"], {}), "repeat": (["a", "repeats", "axis"], dict(axis=None)),
+    "pad": (["array", "pad_width", "mode", "constant_values"], dict(mode="constant", constant_values=None)),
+    "broadcast_to": (["array", "shape"], {}),
+}
+
+
+def reshape_ok(a, b):
+    """Whether dask.array's reshape_rechunk takes shape a to b whatever the chunks: length-1
+    axes aside, every run of axes of one side is one axis of the other (a merge, a split),
+    or b is 1-d; an empty array any."""
+    a, b = [n for n in a if n != 1], [n for n in b if n != 1]
+    if len(b) <= 1 or 0 in a:
+        return True
+    i = j = 0
+    while i < len(a):
+        i2, j2, pa, pb = i + 1, j + 1, a[i], b[j]
+        while pa != pb:  # factors >= 2: the products grow until they meet
+            if pa < pb:
+                pa, i2 = pa * a[i2], i2 + 1
+            else:
+                pb, j2 = pb * b[j2], j2 + 1
+        if i2 - i > 1 and j2 - j > 1:
+            return False
+        i, j = i2, j2
+    return True
+
+
+def arrays_in(t):
+    return [t] if not isinstance(t, tuple) else [a for x in t for a in arrays_in(x)]
+
+
+def nest(t, get):
+    return get(t) if isinstance(t, Arr) else [nest(x, get) for x in t]
+
+
+def shape_fn(fname, args, kw):
+    """reshape, ravel, flatten, the joins, roll, rot90, tile, pad, repeat, broadcast_to:
+    NumPy's, within tessera's limits (dask's reshapes, pad's widths, repeat's axis)."""
+    names, defaults = SHAPE_FNS[fname]
+    if fname == "reshape" and len(args) > 2:  # a.reshape(d0, d1, ...)
+        args = [args[0], tuple(args[1:])]
+    p = bind(fname, args, kw, len(names), names, defaults, {"newshape": "shape"})
+    x = p[names[0]]
+    arrs = arrays_in(x) + ([p["values"]] if fname == "append" else [])
+    if not all(isinstance(a, Arr) and a.dt in ("float32", "float64") for a in arrs):
+        raise FuzzError("%s of numbers or non-floats (not generated)" % fname)
+    if isinstance(x, Arr) == (fname in ("concatenate", "stack", "hstack", "vstack", "dstack",
+                                        "column_stack", "block")):
+        raise FuzzError("%s of an array where a sequence goes, or the reverse" % fname)
+    dt = "float32" if all(a.dt == "float32" for a in arrs) else "float64"
+    nd = x.v.ndim if isinstance(x, Arr) else None
+    if p.get("order", "C") != "C":
+        raise FuzzError("order other than C")
+    if fname == "repeat" and (isinstance(p["repeats"], tuple) or p["axis"] is None and nd != 1
+                              or nd == 4 and p["repeats"] >= 2):  # the last: the # BUG: in g_remap
+        raise FuzzError("repeat: one integer, an axis unless 1-d (tessera's, dask's), 1-3 axes")
+    cval = 0.0
+    if fname == "pad":
+        mode, cv = p["mode"], p["constant_values"]
+        if mode not in ("constant", "edge", "reflect", "symmetric", "wrap") or (
+                cv is not None and mode != "constant"):
+            raise FuzzError("pad mode %r" % (mode,))
+        cval = rnd(0.0 if cv is None else cv, dt)
+        try:
+            pw = np.broadcast_to(np.asarray(p["pad_width"]), (nd, 2))
+        except ValueError as exc:
+            raise FuzzError("pad_width: %s" % exc) from None
+        for n, w in zip(x.shape, pw):  # tessera's: at most the axis' length (reflect: one less)
+            lim = (math.inf if n else 0) if mode == "edge" else n - (mode == "reflect")
+            if mode != "constant" and max(w) > max(lim, 0):
+                raise FuzzError("pad %s by %s of an axis of %d (not generated)" % (mode, tuple(w), n))
+
+    def fn(get, cv):
+        if fname in ("reshape", "ravel", "flatten"):
+            return np.reshape(get(x), -1 if fname != "reshape" else p["shape"])
+        if fname in ("concatenate", "stack"):
+            return getattr(np, fname)(nest(x, get), axis=p["axis"])
+        if fname in ("hstack", "vstack", "dstack", "column_stack", "block"):
+            return getattr(np, fname)(nest(x, get))
+        if fname == "append":
+            return np.append(get(x), get(p["values"]), p["axis"])
+        if fname == "roll":
+            return np.roll(get(x), p["shift"], p["axis"])
+        if fname == "rot90":
+            return np.rot90(get(x), p["k"], p["axes"])
+        if fname == "tile":
+            return np.tile(get(x), p["reps"])
+        if fname == "repeat":
+            return np.repeat(get(x), p["repeats"], p["axis"])
+        if fname == "pad":
+            extra = dict(constant_values=cv) if p["mode"] == "constant" else {}
+            return np.pad(get(x), p["pad_width"], mode=p["mode"], **extra)
+        return np.array(np.broadcast_to(get(x), to_shape(p["shape"])))
+
+    try:  # the values, and the bounds (pad's constants exact)
+        v, e = fn(lambda a: a.v, cval), fn(lambda a: a.e, 0.0)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise FuzzError("%s: %s" % (fname, exc)) from None
+    if v.ndim > 4:
+        raise FuzzError("more than 4 axes")
+    if fname == "reshape" and not reshape_ok(x.shape, v.shape):
+        raise FuzzError("reshape %s -> %s splits axes unevenly: dask's may refuse (not generated)"
+                        % (x.shape, v.shape))
+    return Arr(v, e, dt)
+
+
 class Evaluator:
     """Evaluates job expressions (Python ASTs) with NumPy. inputs: canonical key -> float64
     array for the random leaves; None collects the keys (random leaves then take values
@@ -1186,6 +1318,8 @@ class Evaluator:
             return finish_op(x.v, x.e, dt, np.isfinite(x.e))
         if fname in VIEWS:
             return self.view(fname, args, kw)
+        if fname in SHAPE_FNS:
+            return shape_fn(fname, args, kw)
         if fname in ("diagonal", "trace"):
             names = ["a", "offset", "axis1", "axis2"] + (["dtype"] if fname == "trace" else [])
             p = bind(fname, args, kw, len(names), names, dict(offset=0, axis1=0, axis2=1, dtype=None))
@@ -1371,6 +1505,8 @@ def ident(x):
         return x.key
     if isinstance(x, (int, float)) and not isinstance(x, bool):
         return ("num", repr(float(x)))
+    if isinstance(x, tuple):  # the arrays of a join too
+        return ("seq",) + tuple(ident(v) for v in x)
     return ("arg", repr(x))
 
 
@@ -1502,10 +1638,15 @@ class Gen:
         big = [i for i, n in enumerate(shape) if n != 1]
         if shape and len(big) <= 1:
             opts += ["arange"] * 4 + ["special"] * 2
+        elif shape:
+            opts += ["arange_nd"] * 3
         kind = self.r.choice(opts)
         kws = []
         if kind == "arange":
             return self.arange_leaf(shape, big, dt)
+        if kind == "arange_nd":  # distinct values on several axes: an arange reshaped
+            a = self.arange_leaf((prod(shape),), [0], dt)
+            return Node("%s.reshape(%s)" % (self.wrap(a, P_ATOM), self.shape_text(shape)), shape, dt)
         if kind == "special":  # +-0, +-inf and NaN among finite values, in ragged chunks
             a = self.arange_leaf(shape, big, dt)
             form = self.r.choice(["(%s) / 0", "(%s) / inf", "1 / (%s)", "log(%s)", "(%s) * inf",
@@ -1598,6 +1739,7 @@ class Gen:
         if 1 in shape or len(shape) < 4:
             kinds += ["index"] * 2
         kinds += ["view"] * 2
+        kinds += ["reshape", "reshape", "join", "join", "remap", "remap"]
         kind = self.r.choice(kinds)
         return getattr(self, "g_" + kind)(shape, depth - 1, dt)
 
@@ -2256,6 +2398,240 @@ class Gen:
             return self.gen(shape, depth, dt)
         src, w = self.r.choice(cands)
         return Node("atleast_%dd(%s)" % (w, self.gen(src, depth, dt).text), shape, dt)
+
+    # ---- reshapes, joins and copies ---------------------------------------------
+
+    def factor(self, n, k):
+        """A random shape of k axes with n elements (n = 0: one axis of length 0 or more)."""
+        s = [1] * k
+        if n == 0:
+            s = [self.r.randint(0, 3) for _ in range(k)]
+            s[self.r.randrange(k)] = 0
+        f = 2
+        while n > 1:
+            while n % f == 0:
+                s[self.r.randrange(k)] *= f
+                n //= f
+            f += 1
+        return tuple(s)
+
+    def flat_src(self, n):
+        """A shape of 0 to 4 axes with n elements (a flattened operand's)."""
+        return self.factor(n, self.r.randint(0 if n == 1 else 1, 4))
+
+    def parts(self, n, m):
+        """n split into m lengths (0 too)."""
+        cuts = sorted(self.r.randint(0, n) for _ in range(m - 1))
+        return [b - a for a, b in zip([0] + cuts, cuts + [n])]
+
+    def g_reshape(self, shape, depth, dt):
+        """reshape, ravel, flatten: only the reshapes dask.array's rule takes whatever the chunks
+        (tessera's): to 1-d, runs of adjacent axes merged into one or one split into a run
+        (several of these at once), length-1 axes added or dropped."""
+        nd = len(shape)
+        if nd == 1 and self.chance(0.4):  # from any shape
+            a = self.gen(self.flat_src(shape[0]), depth, dt)
+            f = self.r.choice(["ravel", "ravel", "flatten", "reshape"])
+            if f == "ravel" and self.chance(0.5):
+                return Node("ravel(%s)" % a.text, shape, dt)
+            if f != "reshape":
+                return Node("%s.%s()" % (self.wrap(a, P_ATOM), f), shape, dt)
+            n = "-1" if self.chance(0.6) else str(shape[0])
+            if self.chance(0.5):
+                return Node("%s.reshape(%s)" % (self.wrap(a, P_ATOM), n), shape, dt)
+            return Node("reshape(%s, %s)" % (a.text, self.r.choice([n, "(%s,)" % n])), shape, dt)
+        for _ in range(10):
+            src, k = [1] * (self.r.randint(0, 3) if nd == 0 else self.chance(0.1)), 0
+            while k < nd:
+                x, t = self.r.random(), shape[k]
+                if x < 0.25 and t != 1:  # merged from a run of axes
+                    src += self.factor(t, self.r.randint(2, 3))
+                elif x < 0.5 and k + 1 < nd:  # split from one axis
+                    m = self.r.randint(2, min(3, nd - k))
+                    src.append(prod(shape[k:k + m]))
+                    k += m - 1
+                elif not (x < 0.65 and t == 1):  # else a length-1 axis added
+                    src.append(t)
+                src += [1] * self.chance(0.1)  # a length-1 axis dropped
+                k += 1
+            if len(src) <= 4:
+                break
+        else:
+            src = shape
+        a = self.gen(tuple(src), depth, dt)
+        dims = [str(n) for n in shape]
+        free = [i for i in range(nd) if prod(shape[:i] + shape[i + 1:]) > 0]
+        if free and self.chance(0.3):
+            dims[self.r.choice(free)] = "-1"
+        tup = "(%s%s)" % (", ".join(dims), "," if nd == 1 else "")
+        form = self.r.randint(0, 4)
+        if form == 0 and nd:
+            return Node("%s.reshape(%s)" % (self.wrap(a, P_ATOM), ", ".join(dims)), shape, dt)
+        if form <= 1:
+            return Node("%s.reshape(%s)" % (self.wrap(a, P_ATOM), tup), shape, dt)
+        kws = [] if form < 4 else ['order="C"']
+        arg = "shape=" + tup if form == 3 else dims[0] if nd == 1 and self.chance(0.3) else tup
+        return Node("reshape(%s)" % ", ".join([a.text, arg] + kws), shape, dt)
+
+    def operands(self, shapes, depth, dt):
+        """Expressions of these shapes whose dtypes promote to dt (float32 only when all are)."""
+        dts = [dt] * len(shapes) if dt == "float32" else [
+            self.r.choice(["float64", "float64", "float32"]) for _ in shapes]
+        if dt == "float64":
+            dts[self.r.randrange(len(shapes))] = "float64"
+        depth = depth if len(shapes) <= 2 else max(0, depth - 1)
+        return [self.gen(s, depth, d) for s, d in zip(shapes, dts)]
+
+    def seq(self, xs):
+        t = ", ".join(x.text for x in xs)
+        return "(%s%s)" % (t, "," if len(xs) == 1 else "") if self.chance(0.3) else "[%s]" % t
+
+    def g_join(self, shape, depth, dt):
+        """concatenate (axis None: flattened), stack, hstack, vstack, dstack, column_stack,
+        append, block: operands of several dtypes and chunks (of fewer axes where NumPy's
+        atleast_Nd, or column_stack's column, makes them fit)."""
+        nd = len(shape)
+        if nd == 0:
+            return self.gen(shape, depth, dt)
+        f = self.r.choice(["concatenate"] * 3 + ["stack", "hstack", "append", "block"] +
+                          ["vstack", "column_stack"] * (nd >= 2) + ["dstack"] * (nd >= 3))
+        ks = [k for k in range(nd) if 1 <= shape[k] <= 4]
+        f = "concatenate" if f == "stack" and not ks else f
+
+        def sub(ax, n):
+            return shape[:ax] + (n,) + shape[ax + 1:]
+
+        def axis(ax):
+            a = "None" if ax is None else str(ax - nd if self.chance(0.3) else ax)
+            return ", " + ("axis=" if self.chance(0.7) else "") + a
+
+        if f in ("concatenate", "append"):
+            m = 2 if f == "append" else self.r.randint(1, 3)
+            if nd == 1 and self.chance(0.3):  # axis None: each flattened
+                ax, shapes = None, [self.flat_src(n) for n in self.parts(shape[0], m)]
+            else:
+                ax = self.r.randrange(nd)
+                shapes = [sub(ax, n) for n in self.parts(shape[ax], m)]
+            xs = self.operands(shapes, depth, dt)
+            args = ", ".join(x.text for x in xs) if f == "append" else self.seq(xs)
+            if ax == (None if f == "append" else 0) and self.chance(0.4):  # the default axis
+                return Node("%s(%s)" % (f, args), shape, dt)
+            return Node("%s(%s%s)" % (f, args, axis(ax)), shape, dt)
+        if f == "stack":
+            k = self.r.choice(ks)
+            xs = self.operands([shape[:k] + shape[k + 1:]] * shape[k], depth, dt)
+            at = "" if k == 0 and self.chance(0.4) else axis(k)
+            return Node("stack(%s%s)" % (self.seq(xs), at), shape, dt)
+        if f == "block":  # lists only (NumPy's)
+            if nd != 2 or self.chance(0.3):  # one list: along the last axis
+                xs = self.operands([sub(nd - 1, n) for n in self.parts(shape[-1], self.r.randint(1, 3))],
+                                   depth, dt)
+                return Node("block([%s])" % ", ".join(x.text for x in xs), shape, dt)
+            rows = [self.operands([(r, n) for n in self.parts(shape[1], self.r.randint(1, 2))],
+                                  max(0, depth - 1), dt) for r in self.parts(shape[0], self.r.randint(1, 2))]
+            rows = ", ".join("[%s]" % ", ".join(x.text for x in row) for row in rows)
+            return Node("block([%s])" % rows, shape, dt)
+        ax = {"hstack": 0 if nd == 1 else 1, "vstack": 0, "dstack": 2, "column_stack": 1}[f]
+        low = nd == {"hstack": 1, "vstack": 2, "column_stack": 2, "dstack": 3}[f]
+        shapes = []
+        for n in self.parts(shape[ax], self.r.randint(1, 3)):
+            rest = shape[:ax] + shape[ax + 1:]
+            if n == 1 and low and self.chance(0.5):  # rest without some leading 1s: promoted back
+                shapes.append(self.r.choice([rest[i:] for i in range(len(rest) + 1) if rest[:i] == (1,) * i]))
+            else:
+                shapes.append(sub(ax, n))
+        return Node("%s(%s)" % (f, self.seq(self.operands(shapes, depth, dt))), shape, dt)
+
+    def g_remap(self, shape, depth, dt):
+        """roll (shifts past the length, negative; axis None, one or several), rot90 (any k,
+        any two axes), tile, pad (every mode, widths within tessera's limits), repeat,
+        broadcast_to."""
+        nd = len(shape)
+        f = self.r.choice(["roll", "broadcast_to"] + ["tile", "pad", "pad", "repeat"] * (nd >= 1) +
+                          ["rot90"] * (nd >= 2))
+        if f == "roll":
+            a = self.gen(shape, depth, dt)
+            shift = lambda: str(self.r.choice([1, -1, 2, -3, 0, 4, 7, -9, 13, 100]))
+            if nd == 0 or self.chance(0.35):  # axis None: flattened
+                at = self.r.choice(["", ", None", ", axis=None"])
+                return Node("roll(%s, %s%s)" % (a.text, shift(), at), shape, dt)
+            axes = self.r.sample(range(nd), self.r.randint(1, min(nd, 3)))
+            st = "(%s)" % ", ".join(shift() for _ in axes) if len(axes) > 1 and self.chance(0.6) else shift()
+            return Node("roll(%s, %s, %s)" % (a.text, st, ("axis=" if self.chance(0.7) else "") +
+                                              self.axes_text(axes, nd)), shape, dt)
+        if f == "rot90":
+            k = self.r.choice([1, 1, 2, 3, -1, 0, 5, -2])
+            i, j = (0, 1) if self.chance(0.3) else self.r.sample(range(nd), 2)
+            src = list(shape)
+            if k % 2:
+                src[i], src[j] = src[j], src[i]
+            a = self.gen(tuple(src), depth, dt)
+            args = [a.text, "k=%d" % k if self.chance(0.3) else str(k)]
+            if (i, j) != (0, 1) or self.chance(0.3):
+                args.append("axes=(%d, %d)" % (i - nd if self.chance(0.3) else i, j))
+            elif k == 1 and self.chance(0.5):
+                args.pop()
+            return Node("rot90(%s)" % ", ".join(args), shape, dt)
+        if f == "tile":
+            reps, src = [], []
+            for n in shape:  # reps 0: any length; else a divisor of the length
+                ds = [0, 1, 2, 3] if n == 0 else [d for d in (1, 1, 2, 3) if n % d == 0]
+                reps.append(self.r.choice(ds))
+                src.append(self.r.randint(0, 3) if reps[-1] == 0 else n // reps[-1])
+            if self.chance(0.3):  # fewer reps than axes: leading 1s
+                while len(reps) > 1 and reps[0] == 1 and self.chance(0.7):
+                    reps.pop(0)
+            elif self.chance(0.3):  # fewer axes than reps: leading 1s
+                while src and src[0] == 1 and self.chance(0.7):
+                    src.pop(0)
+            a = self.gen(tuple(src), depth, dt)
+            rt = ", ".join(map(str, reps))
+            rt = str(reps[0]) if len(reps) == 1 and self.chance(0.5) else self.r.choice(
+                ["(%s%s)" % (rt, "," if len(reps) == 1 else ""), "[%s]" % rt])
+            return Node("tile(%s, %s)" % (a.text, rt), shape, dt)
+        if f == "pad":
+            mode = self.r.choice(["constant"] * 3 + ["edge", "reflect", "symmetric", "wrap"])
+            lim = {"edge": 99, "reflect": -1}.get(mode, 0)  # widths <= the length + lim
+
+            def fits(n, w):
+                m = n - sum(w)
+                return m >= 0 and (mode == "constant" or max(w) == 0 or m > 0 and max(w) <= m + lim)
+
+            ws = [(b, a) for b in range(4) for a in range(4)]
+            form = self.r.choice(["int", "pair", "axes", "axes"])
+            if form == "axes":
+                widths = [self.r.choice([w for w in ws if fits(n, w)]) for n in shape]
+                pw = "(%s%s)" % (", ".join("(%d, %d)" % w for w in widths), "," if nd == 1 else "")
+            else:
+                w = self.r.choice([w for w in ws if (form == "pair" or w[0] == w[1])
+                                   and all(fits(n, w) for n in shape)])
+                widths, pw = [w] * nd, str(w[0]) if form == "int" else "(%d, %d)" % w
+            a = self.gen(tuple(n - sum(w) for n, w in zip(shape, widths)), depth, dt)
+            kw = self.chance(0.1)  # pad_width=, and then mode=
+            args = [a.text, "pad_width=" * kw + pw]
+            if mode != "constant" or self.chance(0.3):
+                args.append(('mode="%s"' if kw or self.chance(0.8) else '"%s"') % mode)
+            if mode == "constant" and self.chance(0.5):
+                cv = self.number() if self.chance(0.6) else "(%s, %s)" % (self.number(), self.number())
+                args.append("constant_values=" + cv)
+            return Node("pad(%s)" % ", ".join(args), shape, dt)
+        if f == "repeat":
+            k = self.r.randrange(nd)
+            n = shape[k]
+            rs = range(5) if n == 0 else [d for d in (1, 2, 2, 3, 4) if n % d == 0]
+            # BUG: tessera refuses repeat(x, r >= 2, axis) of a 4-d x (a 5-d intermediate),
+            # NumPy and dask do not: repeat(ones((1, 1, 1, 2)), 2, axis=0)
+            r = self.r.choice([d for d in rs if d < 2 or nd < 4])
+            a = self.gen(shape[:k] + (self.r.randint(0, 3) if r == 0 else n // r,) + shape[k + 1:], depth, dt)
+            kt = ("axis=" if self.chance(0.7) else "") + str(k - nd if self.chance(0.3) else k)
+            args = [str(r)] + ([] if nd == 1 and self.chance(0.6) else [kt])
+            if self.chance(0.4):
+                return Node("%s.repeat(%s)" % (self.wrap(a, P_ATOM), ", ".join(args)), shape, dt)
+            return Node("repeat(%s)" % ", ".join([a.text] + args), shape, dt)
+        m = self.r.randint(0, nd)  # broadcast_to: new leading axes, length-1 ones stretched
+        a = self.gen(tuple(1 if self.chance(0.4) else n for n in shape[m:]), depth, dt)
+        st = self.shape_text(shape)
+        return Node("broadcast_to(%s, %s)" % (a.text, "shape=" + st if self.chance(0.2) else st), shape, dt)
 
     def case(self):
         if self.chance(0.12):
