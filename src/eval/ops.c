@@ -15,6 +15,7 @@
 #include "eval/ops_stats.h"
 #include "eval/ops_logic.h"
 #include "eval/ops_scan.h"
+#include "eval/ops_einsum.h"
 #include "eval/ops_join.h"
 #include "eval/ops_norm.h"
 #include "eval/ops_shape.h"
@@ -134,6 +135,10 @@ const tsr_op_def tsr_ops[] = {
      "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): |a - b| <= atol + rtol * |b| (bool)", NULL, SEC_KIND},
     {"allclose", OPK_REDUCTION, 1, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
      "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): every element isclose (a 0-d bool)", NULL, SEC_KIND},
+    {"digitize", OPK_ELEMENTWISE, 0, {"x", "bins", "right", NULL}, 3, 2, 0, tsr_b_digitize,
+     "digitize(x, bins, right=False): the index of the bin of each x (bins a list of at most 256 monotonic numbers), int64; fused", NULL, SEC_ELEMENTWISE},
+    {"searchsorted", OPK_ELEMENTWISE, 1, {"a", "v", "side", NULL}, 3, 2, 0, tsr_b_digitize,
+     "searchsorted(a, v, side=\"left\"): where each v would go in a (a sorted list of at most 256 numbers), int64; fused", NULL, SEC_ELEMENTWISE},
     {"isin", OPK_ELEMENTWISE, 0, {"element", "test_elements", "invert", NULL}, 3, 2, 0, tsr_b_isin,
      "isin(element, test_elements, invert=False): element equal to one of a constant tuple or list of numbers (bool)", NULL, SEC_KIND},
     {"nan_to_num", OPK_ELEMENTWISE, 0, {"x", "copy", "nan", "posinf", "neginf", NULL}, 2, 1, 0, tsr_b_nan_to_num,
@@ -159,6 +164,8 @@ const tsr_op_def tsr_ops[] = {
      "nanpercentile(a, q, axis=None, keepdims=False): percentile ignoring NaN (NaN for an all-NaN slice)", NULL, SEC_KIND},
     {"sort", OPK_ARRAY, 0, {"a", "axis", NULL}, 2, 1, 0, tsr_b_sort,
      "sort(a, axis=-1): sorted ascending along axis (None: flattened), NaN last; a's dtype", NULL, SEC_SCAN},
+    {"topk", OPK_ARRAY, JOIN_TOPK, {"a", "k", "axis", NULL}, 3, 2, 1, tsr_b_join,
+     "topk(a, k, axis=-1), x.topk(k, axis): the k largest along axis, largest first (k < 0: the |k| smallest, smallest first), as dask; NaN counts largest", NULL, SEC_SCAN},
     {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL, SEC_KIND},
     {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
      "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL, SEC_KIND},
@@ -269,6 +276,12 @@ const tsr_op_def tsr_ops[] = {
      "vdot(a, b): sum(ravel(a) * ravel(b))", NULL, SEC_LINALG},
     {"norm", OPK_REDUCTION, 0, {"x", "ord", "axis", "keepdims", NULL}, 4, 1, 0, tsr_b_norm,
      "norm(x, ord=None, axis=None, keepdims=False), linalg.norm(...): NumPy's vector (1, 2, inf, -inf, 0, p) and matrix (\"fro\", \"nuc\", 1, -1, 2, -2, inf, -inf) norms", NULL, SEC_LINALG},
+    {"einsum", OPK_ARRAY, 0, {"subscripts", "a", "b", "c", NULL}, 4, 2, 0, tsr_b_einsum,
+     "einsum(subscripts, a, b=None, c=None): NumPy's Einstein summation (\"ij,jk->ik\"; up to 3 operands and 4 distinct subscripts, no \"...\"); a matrix product is matmul, the rest one fused product and sum", NULL, SEC_LINALG},
+    {"tensordot", OPK_ARRAY, 0, {"a", "b", "axes", NULL}, 3, 2, 0, tsr_b_tensordot,
+     "tensordot(a, b, axes=2): the sum of products over a's last axes and b's first (axes an int) or the listed pairs (a pair of axis lists)", NULL, SEC_LINALG},
+    {"kron", OPK_ARRAY, 0, {"a", "b", NULL}, 2, 2, 0, tsr_b_kron,
+     "kron(a, b): the Kronecker product of 1-d or 2-d arrays (blocks a[i, j] * b)", NULL, SEC_LINALG},
     {"qr", OPK_ARRAY, LA_QR_Q, {"x", NULL}, 1, 1, 0, tsr_b_qr,
      "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL, SEC_LINALG},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,

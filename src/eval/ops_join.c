@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernel/dtype.h"
+#include "kernel/quantile.h"
 #include "util/error.h"
 
 #define MAX_JOIN 256 /* arrays one call joins */
@@ -770,6 +771,28 @@ static int take(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_
   return fail(c, call, st);
 }
 
+/* topk(a, k, axis=-1): dask's, the k largest along axis in descending
+ * order (k < 0: the |k| smallest, ascending), NaN counted largest as in
+ * NumPy's sorts; one chunk of |k| along axis. Through sort (the axis
+ * rechunked to one chunk), then a slice. */
+static int topk(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_node **out) {
+  long long k, ax = -1;
+  int axis;
+  TSR_CHECK(tsr_arg_int(c, a, 1, "k", &k));
+  if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "axis", &ax));
+  if (x->grid.ndim == 0) return tsr_ctx_error(c, a->at[0], TSR_ERR_SHAPE, "topk of a 0-d array");
+  TSR_CHECK(tsr_axis_index(c, a->at[2] ? a->at[2] : call, ax, x->grid.ndim, "axis", &axis));
+  int64_t n = x->grid.shape[axis], m = k < 0 ? -k : k;
+  if (k == 0 || m > n)
+    return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE,
+                         "topk: k must be 1 to %lld or -1 to -%lld, got %lld", (long long)n,
+                         (long long)n, k);
+  tsr_node *s;
+  TSR_CHECK(fail(c, call, tsr_node_sort(x, axis, TSR_SORT_ONLY, 0.0, &s)));
+  return fail(c, call,
+              k > 0 ? take_range(s, axis, n - 1, -1, m, out) : take_range(s, axis, 0, 1, m, out));
+}
+
 static int broadcast_to(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a,
                         tsr_node **out) {
   long long dims[TSR_MAXDIM];
@@ -880,6 +903,9 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
       break;
     case JOIN_TAKE:
       TSR_CHECK(take(c, call, x, a, &r));
+      break;
+    case JOIN_TOPK:
+      TSR_CHECK(topk(c, call, x, a, &r));
       break;
     default:
       return tsr_ctx_error(c, call, TSR_ERR_INTERNAL, "unknown join function %s", def->name);

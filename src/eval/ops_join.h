@@ -30,7 +30,8 @@ typedef enum {
   JOIN_PAD,
   JOIN_REPEAT,
   JOIN_BROADCAST_TO,
-  JOIN_TAKE
+  JOIN_TAKE,
+  JOIN_TOPK
 } tsr_join_kind;
 
 /* x[idx] along axis for n valid (non-negative) indices: dask's take, each

@@ -141,6 +141,92 @@ int tsr_b_isin(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   return TSR_OK;
 }
 
+/* The number of the constants t[0..n-1] below x (t < x; or_equal: t <= x)
+ * as int64, n for a NaN x (NumPy's sorts put NaN last): fused, one
+ * comparison per constant. */
+static int count_below(tsr_node *x, const double *t, int n, int or_equal, tsr_node **out) {
+  tsr_node *r = NULL, *cmp;
+  for (int k = 0; k < n; k++) {
+    TSR_CHECK(tsr_number_op_node(or_equal ? EW_LESS_EQUAL : EW_LESS, t[k], x, &cmp));
+    TSR_CHECK(tsr_node_astype(cmp, TSR_I64, &cmp));
+    if (r)
+      TSR_CHECK(tsr_node_binary(EW_ADD, r, cmp, &r));
+    else
+      r = cmp;
+  }
+  if (!r) { /* no constants: 0 everywhere */
+    TSR_CHECK(tsr_node_op_number(EW_MUL, x, 0.0, &r));
+    return tsr_node_astype(r, TSR_I64, out);
+  }
+  tsr_node *nan, *all;
+  TSR_CHECK(tsr_node_unary(EW_ISNAN, x, &nan));
+  TSR_CHECK(tsr_node_op_number(EW_MUL, r, 0.0, &all));
+  TSR_CHECK(tsr_node_op_number(EW_ADD, all, (double)n, &all));
+  return tsr_node_where(nan, all, r, out);
+}
+
+/* A constant sorted list (at most 256 numbers, no NaN) into t; *dir 1
+ * for increasing, -1 for decreasing (either where n < 2). */
+static int sorted_constants(tsr_ctx *c, const tsr_args *a, int i, const char *fn, double *t, int *n,
+                            int *dir) {
+  const tsr_value *v = &a->v[i];
+  *n = v->kind == V_TUPLE ? v->nitems : 1;
+  const tsr_value *items = v->kind == V_TUPLE ? v->items : v;
+  if (*n > 256)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "%s: at most 256 constants, got %d", fn, *n);
+  int up = 1, down = 1;
+  for (int k = 0; k < *n; k++) {
+    if (!tsr_value_is_number(&items[k]))
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_TYPE,
+                           "%s takes a list of numbers (a small sorted constant), got %s", fn,
+                           tsr_value_type_name(&items[k]));
+    t[k] = tsr_value_number(&items[k]);
+    if (t[k] != t[k])
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "%s: NaN in the sorted list", fn);
+    if (k) up &= t[k] >= t[k - 1], down &= t[k] <= t[k - 1];
+  }
+  if (!up && !down)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE,
+                         "bins must be monotonically increasing or decreasing");
+  *dir = up ? 1 : -1;
+  return TSR_OK;
+}
+
+/* digitize(x, bins, right=False) (def->code 0) and searchsorted(a, v,
+ * side="left") (1), against a small constant: NumPy's indices, int64. */
+int tsr_b_digitize(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  double t[256];
+  int n = 0, dir = 1, search = def->code == 1, or_equal;
+  tsr_node *x, *r;
+  TSR_CHECK(sorted_constants(c, a, search ? 0 : 1, def->name, t, &n, &dir));
+  TSR_CHECK(tsr_as_array(c, &a->v[search ? 1 : 0], a->at[search ? 1 : 0], TSR_F64, &x));
+  if (search) {
+    const char *side = "left";
+    if (given(a, 2)) TSR_CHECK(tsr_arg_string(c, a, 2, "side", &side));
+    if (strcmp(side, "left") && strcmp(side, "right"))
+      return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE, "side must be 'left' or 'right', got '%s'",
+                           side);
+    if (dir < 0 && n > 1)
+      return tsr_ctx_error(c, a->at[0], TSR_ERR_VALUE, "searchsorted: a must be sorted ascending");
+    or_equal = side[0] == 'r';
+    TSR_CHECK(tsr_ctx_relocate(c, call, count_below(x, t, n, or_equal, &r)));
+  } else {
+    long long right = 0;
+    if (given(a, 2)) TSR_CHECK(tsr_arg_int(c, a, 2, "right", &right));
+    if (dir > 0) { /* searchsorted(bins, x, side = right ? left : right) */
+      TSR_CHECK(tsr_ctx_relocate(c, call, count_below(x, t, n, !right, &r)));
+    } else { /* n - searchsorted(bins[::-1], x, side = right ? left : right) */
+      double rev[256];
+      for (int k = 0; k < n; k++) rev[k] = t[n - 1 - k];
+      TSR_CHECK(tsr_ctx_relocate(c, call, count_below(x, rev, n, !right, &r)));
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_number_op_node(EW_SUB, (double)n, r, &r)));
+    }
+  }
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
 /* nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None): NaN and
  * +-inf replaced (by default with 0 and the type's largest finite values);
  * integers and bool unchanged. */

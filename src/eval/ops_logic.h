@@ -12,6 +12,8 @@ int tsr_b_where(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
 /* isclose (def->code 0) and allclose (1) */
 int tsr_b_isclose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                   tsr_value *out);
+int tsr_b_digitize(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out);
 int tsr_b_isin(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out);
 int tsr_b_nan_to_num(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

@@ -1,8 +1,9 @@
 #!/bin/sh
 # joins.sh - reshape, ravel, concatenate, stack, hstack, vstack, dstack,
 # column_stack, block, append, roll, rot90, tile, pad, repeat,
-# broadcast_to, take and list indices, diag, outer (and, within rounding,
-# inner, vdot and norm) against NumPy: every value of a job's results file bitwise
+# broadcast_to, take and list indices, diag, outer, kron, digitize,
+# searchsorted, topk (and, within rounding, inner, vdot, norm, einsum and
+# tensordot) against NumPy: every value of a job's results file bitwise
 # NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks; their chunks against dask.array's own
 # (computed by dask here, when it is installed: Debian's python3-dask);
@@ -104,6 +105,27 @@ Tm6|norm(a3, axis=2)|np.linalg.norm(a3, axis=2)
 Tm7|norm(a3, 1, axis=(0, 2), keepdims=True)|np.linalg.norm(a3, 1, axis=(0, 2), keepdims=True)
 Tm8|norm(m.astype("int16"), 0, axis=0)|np.linalg.norm(m.astype(np.int16), 0, axis=0)
 Tm9|norm(m, 2)|np.linalg.norm(m, 2)
+Te1|einsum("ij,jk->ik", m, m.T)|np.einsum("ij,jk->ik", m, m.T)
+Te2|einsum("ij,kj", m, m)|np.einsum("ij,kj", m, m)
+Te3|einsum("ii", m[:, :4])|np.einsum("ii", m[:, :4])
+Te4|einsum("ijk,kj->i", a3, a3[0].T)|np.einsum("ijk,kj->i", a3, a3[0].T)
+Te5|einsum("i,i,i", v, v, v)|np.einsum("i,i,i", v, v, v)
+Te6|tensordot(a3, a3[0])|np.tensordot(a3, a3[0])
+Te7|tensordot(m, m, axes=([0], [0]))|np.tensordot(m, m, axes=([0], [0]))
+Te8|einsum("ijk->kj", a3)|np.einsum("ijk->kj", a3)
+e6|einsum("ii->i", m[:, 1:5])|np.einsum("ii->i", m[:, 1:5])
+e7|einsum("i,j->ij", v, m[1])|np.einsum("i,j->ij", v, m[1])
+e8|einsum("ijk->kij", a3)|np.einsum("ijk->kij", a3)
+n1|kron(m[:2, :3], m[1:3])|np.kron(m[:2, :3], m[1:3])
+n2|kron(v, v[:3].astype("int32"))|np.kron(v, v[:3].astype(np.int32))
+n3|kron(v[:2], m)|np.kron(v[:2], m)
+z1|digitize(v, [-1, 0, 2.5])|np.digitize(v, [-1, 0, 2.5])
+z2|digitize(log(v), [2, 1, 0], right=True)|np.digitize(np.log(v), [2, 1, 0], right=True)
+z3|searchsorted([-1, 0, 0, 2.5], m - 3)|np.searchsorted([-1, 0, 0, 2.5], m - 3)
+z4|searchsorted([-1, 0, 0, 2.5], v, side="right")|np.searchsorted([-1, 0, 0, 2.5], v, side="right")
+q1|topk(v, 3)|np.sort(v)[::-1][:3]
+q2|topk(a3 * -1, -2, axis=1)|np.sort(a3 * -1, axis=1)[:, :2]
+q3|m.topk(2, axis=0)|np.sort(m, axis=0)[::-1][:2]
 CASES
 {
   echo "a3 = $A3_T"
@@ -117,6 +139,7 @@ check() { # WHAT FILE
 import os, sys
 import h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
+np.seterr(all="ignore")
 a3 = eval(os.environ["A3"])
 v = np.arange(7.0) * 1.5 - 2
 m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)
@@ -173,6 +196,8 @@ take(m, [7, 0, 1, 2], axis=1)|da.take(m, [7, 0, 1, 2], axis=1)
 diag(v, 2)|da.diag(v, 2)
 diag(v)|da.diag(v)
 outer(v, m[0])|da.outer(v, m[0])
+topk(m, 2, axis=0)|da.topk(m, 2, axis=0)
+topk(v, -4)|da.topk(v, -4)
 CASES
 if "$PYNP" -c 'import dask.array' 2>/dev/null; then
   while IFS='|' read -r tex dex; do
@@ -203,5 +228,10 @@ one_error_each 'reshape(ones(6), (4, 2))' 'normal(0, 1, (4, 6), chunks=2).reshap
   'repeat(ones((2, 2)), 2)' 'repeat(ones(3), -1)' 'broadcast_to(ones(3), (4,))' 'broadcast_to(ones(3), (2, -3))' \
   'ones(3)[[3]]' 'ones((2, 2))[[0], [1]]' 'ones((2, 3, 4))[0, :, [1]]' 'ones(3)[[True, False, True]]' \
   'take(ones(3), [1.5])' 'diag(ones((2, 2, 2)))' 'inner(ones(3), ones(4))' 'vdot(ones(3), ones(2))' \
-  'norm(ones(3), "fro")' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
+  'einsum("ij,jk", ones((2, 3)), ones((2, 3)))' 'einsum("ij", ones(3))' 'einsum("i...", ones(3))' \
+  'einsum("ij->k", ones((2, 2)))' 'einsum("i,i", ones(2))' 'einsum("ij->ii", ones((2, 2)))' \
+  'einsum("ijkl,lm->ijkm", ones((2, 2, 2, 2)), ones((2, 2)))' 'einsum("ii", ones((2, 3)))' \
+  'tensordot(ones((2, 3)), ones((3, 2)))' 'kron(ones((2, 2, 2)), ones(2))' 'digitize(ones(3), [1, 0, 2])' \
+  'searchsorted([2, 1], ones(3))' 'searchsorted([1, 2], ones(3), side="middle")' 'topk(ones(3), 4)' \
+  'topk(ones(3), 0)' 'norm(ones(3), "fro")' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
 finish
