@@ -17,6 +17,7 @@
 #include "eval/ops_scan.h"
 #include "eval/ops_einsum.h"
 #include "eval/ops_join.h"
+#include "eval/ops_lstsq.h"
 #include "eval/ops_norm.h"
 #include "eval/ops_shape.h"
 #include "eval/ops_quantile.h"
@@ -282,6 +283,16 @@ const tsr_op_def tsr_ops[] = {
      "tensordot(a, b, axes=2): the sum of products over a's last axes and b's first (axes an int) or the listed pairs (a pair of axis lists)", NULL, SEC_LINALG},
     {"kron", OPK_ARRAY, 0, {"a", "b", NULL}, 2, 2, 0, tsr_b_kron,
      "kron(a, b): the Kronecker product of 1-d or 2-d arrays (blocks a[i, j] * b)", NULL, SEC_LINALG},
+    {"lstsq", OPK_ARRAY, LSQ_LSTSQ, {"a", "b", "rcond", NULL}, 3, 2, 0, tsr_b_lstsq,
+     "x, residuals, rank, s = lstsq(a, b, rcond=None): the least-squares solution of a x = b through the SVD of a (TSQR), singular values below rcond * max(s) left out (None: eps * max(M, N)); residuals always the column sums of squares", NULL, SEC_LINALG},
+    {"solve", OPK_ARRAY, LSQ_SOLVE, {"a", "b", NULL}, 2, 2, 0, tsr_b_lstsq,
+     "solve(a, b): x with a x = b for a square a, through its SVD (a singular a gives the least-squares solution, not an error)", NULL, SEC_LINALG},
+    {"inv", OPK_ARRAY, LSQ_INV, {"a", NULL}, 1, 1, 0, tsr_b_lstsq,
+     "inv(a): the inverse of a square a, V diag(1 / s) U^T from its SVD", NULL, SEC_LINALG},
+    {"pinv", OPK_ARRAY, LSQ_PINV, {"a", "rcond", NULL}, 2, 1, 0, tsr_b_lstsq,
+     "pinv(a, rcond=1e-15): the pseudo-inverse, singular values below rcond * max(s) left out", NULL, SEC_LINALG},
+    {"svd_compressed", OPK_ARRAY, 0, {"a", "k", "iterator", "n_power_iter", "n_oversamples", "seed", NULL}, 6, 2, 0, tsr_b_svd_compressed,
+     "u, s, v = svd_compressed(a, k, iterator=\"power\", n_power_iter=0, n_oversamples=10, seed=None): dask's randomized SVD of rank k (Philox-keyed sampling, TSQR, dask's sign flip)", NULL, SEC_LINALG},
     {"qr", OPK_ARRAY, LA_QR_Q, {"x", NULL}, 1, 1, 0, tsr_b_qr,
      "q, r = qr(x): thin QR of a 2-d array with one column of chunks (TSQR)", NULL, SEC_LINALG},
     {"svd", OPK_ARRAY, LA_SVD_U, {"x", "k", NULL}, 1, 1, 0, tsr_b_svd,
