@@ -285,3 +285,101 @@ int tsr_b_svd_compressed(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, 
   tsr_node *o[3] = {u, s, v};
   return tsr_set_tuple(c, o, 3, out);
 }
+
+/* ---- cholesky, solve_triangular: one small matrix (linalg/small.h) ---- */
+
+/* A square one-chunk-sized matrix argument: float64, at most
+ * TSR_SMALL_MAX a side. */
+static int small_square(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_node **x) {
+  TSR_CHECK(matrix(c, a, i, what, x));
+  int64_t r = (*x)->grid.shape[0], k = (*x)->grid.shape[1];
+  if (r != k)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_SHAPE,
+                         "Last 2 dimensions of the array must be square (got %lld x %lld)",
+                         (long long)r, (long long)k);
+  if (k > TSR_SMALL_MAX)
+    return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE,
+                         "%s takes matrices up to %d x %d (their values go to every rank)", what,
+                         TSR_SMALL_MAX, TSR_SMALL_MAX);
+  if ((*x)->dtype != TSR_F64)
+    TSR_CHECK(tsr_ctx_relocate(c, a->at[i], tsr_node_astype(*x, TSR_F64, x)));
+  return TSR_OK;
+}
+
+static int small_node(tsr_ctx *c, const ast_node *at, int op, tsr_node *x, tsr_node *y,
+                      int64_t rows, int64_t cols, tsr_node **out) {
+  int64_t shape[2] = {rows, cols}, chunk[2] = {rows > 0 ? rows : 1, cols > 0 ? cols : 1};
+  tsr_grid g;
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_grid_init_regular(&g, 2, shape, chunk)));
+  int st = tsr_node_linalg(op, x, y, 0, &g, TSR_F64, out);
+  tsr_grid_free(&g);
+  return tsr_ctx_relocate(c, at, st);
+}
+
+/* x reversed along the axes of mask (a view). */
+static int flipped(tsr_ctx *c, const ast_node *at, tsr_node *x, unsigned mask, tsr_node **out) {
+  tsr_axis_sel sel[TSR_MAXDIM];
+  for (int d = 0; d < x->grid.ndim; d++) {
+    int64_t n = x->grid.shape[d];
+    sel[d] = (mask >> d) & 1u ? (tsr_axis_sel){TSR_SEL_SLICE, n - 1, -1, n, 0}
+                              : (tsr_axis_sel){TSR_SEL_SLICE, 0, 1, n, 0};
+  }
+  return tsr_ctx_relocate(c, at, tsr_node_select(x, sel, x->grid.ndim, out));
+}
+
+/* cholesky(a, upper=False): NumPy's lower L with L L^T = a (its lower
+ * triangle read), or upper L^T. */
+int tsr_b_cholesky(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out) {
+  (void)def;
+  tsr_node *x, *xt, *r;
+  long long upper = 0;
+  TSR_CHECK(small_square(c, a, 0, "cholesky", &x));
+  if (a->given[1]) TSR_CHECK(tsr_arg_int(c, a, 1, "upper", &upper));
+  TSR_CHECK(transpose(c, at, x, &xt)); /* its upper triangle is a's lower */
+  TSR_CHECK(small_node(c, at, LA_CHOLESKY, xt, NULL, x->grid.shape[0], x->grid.shape[0], &r));
+  if (!upper) TSR_CHECK(transpose(c, at, r, &r));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* solve_triangular(a, b, lower=False): x with a x = b for a triangular a
+ * (only its triangle read), as scipy's and dask's. Lower: x^T = b^T (a^T)^-1
+ * with a^T upper; upper: the lower solve of a with both axes reversed, on b
+ * reversed. */
+int tsr_b_solve_triangular(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a,
+                           tsr_value *out) {
+  (void)def;
+  tsr_node *x, *b, *r;
+  long long lower = 0;
+  TSR_CHECK(small_square(c, a, 0, "solve_triangular", &x));
+  if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "lower", &lower));
+  TSR_CHECK(tsr_arg_array(c, a, 1, "solve_triangular", &b));
+  int64_t k = x->grid.shape[0];
+  int one = b->grid.ndim == 1;
+  if ((b->grid.ndim != 1 && b->grid.ndim != 2) || b->grid.shape[0] != k)
+    return tsr_ctx_error(c, a->at[1], TSR_ERR_SHAPE,
+                         "solve_triangular: b must be 1-d or 2-d with %lld rows", (long long)k);
+  if (b->dtype != TSR_F64)
+    TSR_CHECK(tsr_ctx_relocate(c, a->at[1], tsr_node_astype(b, TSR_F64, &b)));
+  if (one) {
+    tsr_axis_sel sel[2] = {{TSR_SEL_SLICE, 0, 1, k, 0}, {TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+    TSR_CHECK(tsr_ctx_relocate(c, a->at[1], tsr_node_select(b, sel, 2, &b)));
+  }
+  if (!lower) { /* J a J is lower */
+    TSR_CHECK(flipped(c, at, x, 3u, &x));
+    TSR_CHECK(flipped(c, at, b, 1u, &b));
+  }
+  tsr_node *rt, *bt;
+  TSR_CHECK(transpose(c, at, x, &rt));
+  TSR_CHECK(transpose(c, at, b, &bt));
+  TSR_CHECK(small_node(c, at, LA_TRSM, rt, bt, bt->grid.shape[0], k, &r));
+  TSR_CHECK(transpose(c, at, r, &r));
+  if (!lower) TSR_CHECK(flipped(c, at, r, 1u, &r));
+  if (one) {
+    tsr_axis_sel sel[2] = {{TSR_SEL_SLICE, 0, 1, k, 0}, {TSR_SEL_INDEX, 0, 0, 0, 0}};
+    TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_select(r, sel, 2, &r)));
+  }
+  tsr_set_array(out, r);
+  return TSR_OK;
+}

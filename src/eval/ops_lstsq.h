@@ -19,4 +19,11 @@ int tsr_b_lstsq(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
 int tsr_b_svd_compressed(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                          tsr_value *out);
 
+/* cholesky(a, upper=False) and solve_triangular(a, b, lower=False) of
+ * one small matrix (computed by the backend: linalg/small.h). */
+int tsr_b_cholesky(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                   tsr_value *out);
+int tsr_b_solve_triangular(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                           tsr_value *out);
+
 #endif

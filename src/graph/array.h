@@ -78,8 +78,14 @@ typedef enum tsr_la_op {
   LA_SVD_VT,
   LA_GLM_COEF,      /* the coefficients of a GLM fit (node->fit) of X = in[0], y = in[1] */
   LA_GLM_INTERCEPT, /* its intercept (0-d) */
-  LA_DIAGONAL       /* a view: the diagonal of two axes, last (a: tsr_diag_code) */
+  LA_DIAGONAL,      /* a view: the diagonal of two axes, last (a: tsr_diag_code) */
+  LA_CHOLESKY,      /* r upper with r^T r = in[0] (its upper triangle), one small matrix */
+  LA_TRSM           /* in[1] r^-1 for r = in[0] upper triangular (k x k), one small matrix */
 } tsr_la_op;
+
+/* The largest side of the one small matrix of LA_CHOLESKY and LA_TRSM
+ * (linalg/small.h: its value goes to every rank). */
+#define TSR_SMALL_MAX 8192
 
 typedef struct tsr_node tsr_node;
 struct tsr_node {

@@ -20,6 +20,8 @@
 #endif
 #include "linalg/linalg.h"
 
+#include "linalg/small.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -443,6 +445,7 @@ int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
     return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
   if (n->value || n->held) return TSR_OK;
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
+  if (n->op == LA_CHOLESKY || n->op == LA_TRSM) return tsr_small_compute(ex, n);
   tsr_node *const *outs;
   int n_outs;
   if (n->op == LA_GLM_COEF || n->op == LA_GLM_INTERCEPT) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# lstsq.sh - lstsq, solve, inv, pinv and svd_compressed against NumPy
+# lstsq.sh - lstsq, solve, inv, pinv, svd_compressed, cholesky and
+# solve_triangular against NumPy
 # (numpy.linalg's lstsq, solve, inv, pinv and svd as the oracles, within
 # rounding: tessera's go through its own SVD), on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks: lstsq's x, residuals, rank and singular
@@ -29,6 +30,12 @@ pv = linalg.pinv(a)
 lr = normal(0, 1, (400, 4), chunks=(90, 4), seed=4) @ normal(0, 1, (4, 30), chunks=(4, 7), seed=5)
 u, sc, v = svd_compressed(lr, 3, n_power_iter=1, seed=6)
 u4, sc4, v4 = da.linalg.svd_compressed(lr, 4, seed=7)
+spd = sq @ sq.T + eye(6)
+ch = cholesky(spd)
+chu = np.linalg.cholesky(spd, upper=True)
+tl = solve_triangular(ch, b[:6], lower=True)
+tu = solve_triangular(chu, b1[:6])
+tw = solve_triangular(sq, b[:6])
 JOB
 
 check() { # WHAT FILE
@@ -59,6 +66,11 @@ for k, (u, sc, v) in ((3, (g["u"], g["sc"], g["v"])), (4, (g["u4"], g["sc4"], g[
     if (v.sum(axis=1) < 0).any():
         bad.append("v%d signs" % k)
 close("rebuilt", (g["u4"] * g["sc4"]) @ g["v4"], lr)
+spd = g["spd"]
+L = np.linalg.cholesky(spd)
+close("ch", g["ch"], L); close("chu", g["chu"], L.T)
+close("tl", g["tl"], np.linalg.solve(L, b[:6])); close("tu", g["tu"], np.linalg.solve(L.T, b[:6, 0]))
+close("tw", g["tw"], np.linalg.solve(np.triu(sq), b[:6]))  # only the upper triangle is read
 sys.exit(1 if bad else 0)
 PY
 }
@@ -68,5 +80,6 @@ job_each_mode "lstsq" 3 check
 one_error_each 'lstsq(ones((3, 2)), ones(4))' 'lstsq(ones(3), ones(3))' 'solve(ones((3, 2)), ones(3))' \
   'inv(ones((2, 3)))' 'inv(ones((2, 2, 2)))' 'svd_compressed(ones((5, 4)), 5)' \
   'svd_compressed(ones((5, 4)), 2, iterator="QR")' 'svd_compressed(ones((5, 4)), 2, n_power_iter=-1)' \
-  'pinv(ones((2, 2)), rcond="x")'
+  'pinv(ones((2, 2)), rcond="x")' 'cholesky(-eye(3))' 'cholesky(ones((2, 3)))' \
+  'cholesky(ones((9000, 9000)))' 'solve_triangular(eye(3), ones(4))' 'solve_triangular(ones((3, 2)), ones(3))'
 finish
