@@ -11,10 +11,12 @@
 #include "eval/ops_join.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval/ops.h"
 #include "eval/ops_array.h"
+#include "kernel/dtype.h"
 #include "util/error.h"
 
 /* ---- nodes from nodes ------------------------------------------------------ */
@@ -137,6 +139,100 @@ int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
   }
   TSR_CHECK(cast(n, dt, &r));
   tsr_set_array(out, r);
+  return TSR_OK;
+}
+
+/* ---- array([...]): values written in the job ---- */
+
+#define LITERAL_MAX (1 << 20) /* numbers one literal array holds */
+
+/* The shape of nested lists v (the first item at each level), *nd axes. */
+static int literal_shape(tsr_ctx *c, const ast_node *at, const tsr_value *v, int *nd,
+                         int64_t *shape) {
+  *nd = 0;
+  for (; v->kind == V_TUPLE; v = &v->items[0]) {
+    if (*nd == TSR_MAXDIM)
+      return tsr_ctx_error(c, at, TSR_ERR_VALUE, "at most %d dimensions are supported", TSR_MAXDIM);
+    shape[(*nd)++] = v->nitems;
+    if (v->nitems == 0) break;
+  }
+  return TSR_OK;
+}
+
+/* v's numbers in row-major order into vals (at *k), checked against the
+ * shape; *kind the widest seen (0 bool, 1 int, 2 float). */
+static int literal_values(tsr_ctx *c, const ast_node *at, const tsr_value *v, int d, int nd,
+                          const int64_t *shape, double *vals, int64_t *k, int *kind) {
+  if (d == nd) {
+    if (!tsr_value_is_number(v))
+      return tsr_ctx_error(c, at, TSR_ERR_TYPE, "array() takes numbers in nested lists, got %s%s",
+                           tsr_value_type_name(v),
+                           v->kind == V_ARRAY ? " (stack joins arrays)"
+                                              : " (or lists of unequal lengths)");
+    int w = v->kind == V_FLOAT ? 2 : v->kind == V_INT ? 1 : 0;
+    if (w > *kind) *kind = w;
+    vals[(*k)++] = tsr_value_number(v);
+    return TSR_OK;
+  }
+  if (v->kind != V_TUPLE || v->nitems != shape[d])
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                         "setting an array element with a sequence: the nested lists are not "
+                         "rectangular (%s where a list of %lld was expected at depth %d)",
+                         v->kind == V_TUPLE ? "a list of another length" : "a number",
+                         (long long)shape[d], d);
+  for (int i = 0; i < v->nitems; i++)
+    TSR_CHECK(literal_values(c, at, &v->items[i], d + 1, nd, shape, vals, k, kind));
+  return TSR_OK;
+}
+
+/* array(object, dtype=None), asarray (def->code 0) and from_array(x,
+ * chunks="auto", dtype=None) (1): a number or nested lists of numbers as
+ * an array (NumPy's type: bool, int64 or float64 unless dtype= says); an
+ * array is itself (cast to dtype). */
+int tsr_b_array(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out) {
+  int chunks_at = def->code == 1 ? 1 : -1, dtype_at = def->code == 1 ? 2 : 1;
+  const tsr_value *v = &a->v[0];
+  int given_dt = a->given[dtype_at] && a->v[dtype_at].kind != V_NONE;
+  tsr_dtype dt = TSR_F64;
+  if (given_dt) TSR_CHECK(tsr_arg_dtype(c, a, dtype_at, &dt));
+  if (v->kind == V_ARRAY) {
+    tsr_node *x = v->arr;
+    if (given_dt) TSR_CHECK(tsr_ctx_relocate(c, call, cast(x, dt, &x)));
+    tsr_set_array(out, x);
+    return TSR_OK;
+  }
+  int nd, kind = 0;
+  int64_t shape[TSR_MAXDIM], size = 1, k = 0;
+  TSR_CHECK(literal_shape(c, a->at[0], v, &nd, shape));
+  for (int d = 0; d < nd; d++) size *= shape[d];
+  if (size > LITERAL_MAX)
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_VALUE, "an array literal of more than %d numbers",
+                         LITERAL_MAX);
+  double *vals = malloc(sizeof(double) * (size_t)(size + 1));
+  if (!vals) return tsr_ctx_error(c, call, TSR_ERR_MEMORY, "out of memory for an array literal");
+  int st = literal_values(c, a->at[0], v, 0, nd, shape, vals, &k, &kind);
+  if (!given_dt) dt = kind == 2 ? TSR_F64 : kind == 1 ? TSR_I64 : TSR_BOOL;
+  if (!given_dt && size == 0) dt = TSR_F64; /* NumPy's array([]) */
+  for (int64_t i = 0; st == TSR_OK && i < size; i++) vals[i] = tsr_dtype_cast(vals[i], (int)dt);
+  tsr_grid g;
+  if (st == TSR_OK) {
+    if (chunks_at >= 0 && a->given[chunks_at])
+      st = tsr_arg_chunks(c, a, chunks_at, nd, shape, dt, &g);
+    else {
+      int64_t one[TSR_MAXDIM];
+      for (int d = 0; d < nd; d++) one[d] = shape[d] > 0 ? shape[d] : 1;
+      st = tsr_ctx_relocate(c, call, tsr_grid_init_regular(&g, nd, shape, one));
+    }
+  }
+  tsr_node *n = NULL;
+  if (st == TSR_OK) {
+    st = tsr_ctx_relocate(c, call, tsr_node_values(&g, dt, vals, &n));
+    tsr_grid_free(&g);
+  }
+  free(vals);
+  TSR_CHECK(st);
+  tsr_set_array(out, n);
   return TSR_OK;
 }
 

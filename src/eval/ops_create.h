@@ -14,6 +14,8 @@ int tsr_b_like(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
 /* def->code: 0 eye, 1 identity, 2 tri. */
 int tsr_b_eye(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);
 /* tril(m, k=0), triu(m, k=0): def->code 0 tril, 1 triu. */
+int tsr_b_array(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                tsr_value *out);
 int tsr_b_diag(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out);
 int tsr_b_tril(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

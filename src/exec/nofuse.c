@@ -306,6 +306,8 @@ static const char *node_label(const tsr_node *n) {
     return "reshape";
   case N_CONCAT:
     return "concatenate";
+  case N_VALUES:
+    return "array";
   default:
     return "operation";
   }

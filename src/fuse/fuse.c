@@ -255,6 +255,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   case N_SORT:   /* computed first (exec/sort.c), then held or replicated */
   case N_RESHAPE: /* computed first (exec/concat.c), then held or replicated */
   case N_CONCAT:
+  case N_VALUES: /* its value is set when it is made (above) */
     break;
   case N_PERSIST: /* held once computed (above); until then, and with --no-fuse, its input */
     return compile_view(p, n->in[0], m, depth, one_op, reg);

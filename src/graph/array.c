@@ -79,6 +79,9 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->fit != y->fit) return 0;
   if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
   if (x->nsel != y->nsel) return 0;
+  if (x->kind == N_VALUES && x->value && y->value &&
+      memcmp(x->value, y->value, sizeof(double) * (size_t)tsr_node_size(x)) != 0)
+    return 0;
   for (int i = 0; i < x->nsel; i++) { /* field by field: memcmp would read the padding */
     const tsr_axis_sel *s = &x->sel[i], *t = &y->sel[i];
     if (s->kind != t->kind || s->first != t->first || s->step != t->step || s->count != t->count ||
@@ -181,6 +184,30 @@ int tsr_node_full(double value, const tsr_grid *grid, tsr_dtype dt, tsr_node **o
   p.a = tsr_dtype_cast(value, dt);
   TSR_CHECK(tsr_grid_copy(&p.grid, grid));
   return node_intern(&p, out);
+}
+
+int tsr_node_values(const tsr_grid *grid, tsr_dtype dt, const double *values, tsr_node **out) {
+  tsr_node p;
+  proto_init(&p, N_VALUES, 0, dt);
+  TSR_CHECK(tsr_grid_copy(&p.grid, grid));
+  int64_t n = tsr_node_size(&p);
+  uint64_t h = 1469598103934665603ull; /* FNV-1a of the bytes: the hash's key */
+  const unsigned char *b = (const unsigned char *)values;
+  for (size_t i = 0; i < sizeof(double) * (size_t)n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  p.key = h;
+  p.value = malloc(sizeof(double) * (size_t)(n + 1));
+  if (!p.value) {
+    tsr_grid_free(&p.grid);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for an array of %lld values", (long long)n);
+  }
+  if (n) memcpy(p.value, values, sizeof(double) * (size_t)n);
+  double *mine = p.value;
+  int st = node_intern(&p, out);
+  if (st == TSR_OK && !(*out)->value)
+    (*out)->value = mine; /* a new node */
+  else
+    free(mine);
+  return st;
 }
 
 int tsr_node_arange(double start, double step, const tsr_grid *grid, tsr_dtype dt, tsr_node **out) {
@@ -621,6 +648,7 @@ double tsr_nodes_held_bytes(void) {
 
 void tsr_nodes_clear_values(void) {
   for (tsr_node *n = all_nodes; n; n = n->next_all) {
+    if (n->kind == N_VALUES) continue; /* written in the job, not computed */
     free(n->value);
     n->value = NULL;
     tsr_node_release_held(n);

@@ -36,7 +36,8 @@ typedef enum tsr_node_kind {
   N_SCAN,    /* cumulative op along an axis (below): computed whole, held like N_PERSIST */
   N_SORT,    /* in[0] sorted along an axis (below): computed whole, held like N_PERSIST */
   N_RESHAPE, /* in[0]'s chunks relabelled as another shape's (below): held like N_PERSIST */
-  N_CONCAT   /* in[0] then in[1] along an axis (below): computed whole, held like N_PERSIST */
+  N_CONCAT,  /* in[0] then in[1] along an axis (below): computed whole, held like N_PERSIST */
+  N_VALUES   /* values written in the job (array([...])): its value set when made, kept */
 } tsr_node_kind;
 
 /* Reshapes (N_RESHAPE, dask.array's reshape): in[0] is the input
@@ -196,6 +197,11 @@ int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out);
 int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node **out);
 /* A scan's NumPy name (cumsum, nancumprod ...). */
 const char *tsr_scan_name(const tsr_node *n);
+
+/* An array of the given values (row-major, grid's size of them, already
+ * of type dt), such as array([[1, 2], [3, 4]]) writes: computed from the
+ * start and never cleared; equal values make one node. */
+int tsr_node_values(const tsr_grid *grid, tsr_dtype dt, const double *values, tsr_node **out);
 
 /* x with shape (ndim axes; the product equal to x's size), on dask's
  * chunks (see N_RESHAPE); x itself for its own shape. A reshape that dask

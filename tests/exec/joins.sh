@@ -2,6 +2,7 @@
 # joins.sh - reshape, ravel, concatenate, stack, hstack, vstack, dstack,
 # column_stack, block, append, roll, rot90, tile, pad, repeat,
 # broadcast_to, take and list indices, diag, outer, kron, digitize,
+# array/asarray/from_array of nested lists,
 # searchsorted, topk (and, within rounding, inner, vdot, norm, einsum and
 # tensordot) against NumPy: every value of a job's results file bitwise
 # NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
@@ -123,6 +124,11 @@ z1|digitize(v, [-1, 0, 2.5])|np.digitize(v, [-1, 0, 2.5])
 z2|digitize(log(v), [2, 1, 0], right=True)|np.digitize(np.log(v), [2, 1, 0], right=True)
 z3|searchsorted([-1, 0, 0, 2.5], m - 3)|np.searchsorted([-1, 0, 0, 2.5], m - 3)
 z4|searchsorted([-1, 0, 0, 2.5], v, side="right")|np.searchsorted([-1, 0, 0, 2.5], v, side="right")
+L1|array([[1, 2], [3, 4]])|np.array([[1, 2], [3, 4]])
+L2|array([1.5, True, 2])|np.array([1.5, True, 2])
+L3|array([[True], [False]])|np.array([[True], [False]])
+L4|asarray([1, 2, 3], dtype="int8") * v[:3].astype("int8")|np.asarray([1, 2, 3], dtype=np.int8) * v[:3].astype(np.int8)
+L5|from_array([[1.0, 2.0, 3.0], [4, 5, 6]], chunks=(1, 2)) + m[:2, :3]|np.array([[1.0, 2.0, 3.0], [4, 5, 6]]) + m[:2, :3]
 q1|topk(v, 3)|np.sort(v)[::-1][:3]
 q2|topk(a3 * -1, -2, axis=1)|np.sort(a3 * -1, axis=1)[:, :2]
 q3|m.topk(2, axis=0)|np.sort(m, axis=0)[::-1][:2]
@@ -142,6 +148,10 @@ m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)" \
 }
 
 job_each_mode "joins" 3 check
+
+# A literal array is a value of the job, kept across --repeat's runs.
+capture out err tsr --repeat=2 eval "sum(array([[1, 2], [3, 4.5]]) * 2)"
+[ "$RC" -eq 0 ] && [ "$(tail -1 out)" = "21" ] || soft_fail "array() under --repeat=2: $(cat out err)"
 
 # The chunks, against dask.array's (the same expressions on dask arrays of
 # the same chunks), where dask is installed.
@@ -215,5 +225,6 @@ one_error_each 'reshape(ones(6), (4, 2))' 'normal(0, 1, (4, 6), chunks=2).reshap
   'einsum("ijkl,lm->ijkm", ones((2, 2, 2, 2)), ones((2, 2)))' 'einsum("ii", ones((2, 3)))' \
   'tensordot(ones((2, 3)), ones((3, 2)))' 'kron(ones((2, 2, 2)), ones(2))' 'digitize(ones(3), [1, 0, 2])' \
   'searchsorted([2, 1], ones(3))' 'searchsorted([1, 2], ones(3), side="middle")' 'topk(ones(3), 4)' \
-  'topk(ones(3), 0)' 'norm(ones(3), "fro")' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
+  'topk(ones(3), 0)' 'norm(ones(3), "fro")' 'array([[1, 2], [3]])' 'array([ones(2)])' 'array(["a"])' \
+  'from_array([1, 2], chunks=(1, 1))' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
 finish
