@@ -684,7 +684,7 @@ int tsr_node_take(tsr_node *x, int axis, const int64_t *idx, int64_t n, tsr_node
   if (n == 0) return take_range(x, axis, 0, 1, 0, out);
   if (n > MAX_JOIN * MAX_JOIN)
     return TSR_ERROR(TSR_ERR_VALUE, "take: at most %d indices", MAX_JOIN * MAX_JOIN);
-  tsr_node **runs = malloc(sizeof(tsr_node *) * (size_t)n), **ones = NULL;
+  tsr_node **runs = calloc((size_t)n, sizeof(tsr_node *)), **ones = NULL;
   int64_t nruns = 0;
   int st = runs ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory in take");
   /* dask's slicing_plan: runs of consecutive indices in one chunk, each a chunk */
