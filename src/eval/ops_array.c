@@ -173,11 +173,6 @@ int tsr_b_arange(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 
 /* ---- elementwise --------------------------------------------------------- */
 
-/* A Python number's type as NumPy takes it alone: bool, int64, float64. */
-static tsr_dtype number_dtype(const tsr_value *v) {
-  return v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
-}
-
 /* v, a value of type dt, as a Python number (NumPy's scalar of that type). */
 static void set_number(tsr_value *out, double v, tsr_dtype dt) {
   memset(out, 0, sizeof *out);
@@ -196,7 +191,7 @@ int tsr_b_unary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
   if (tsr_value_is_number(&a->v[0])) {
     tsr_dtype dt;
     TSR_CHECK(
-        tsr_ctx_relocate(c, call, tsr_ew_result_dtype(def->code, number_dtype(&a->v[0]), &dt)));
+        tsr_ctx_relocate(c, call, tsr_ew_result_dtype(def->code, tsr_value_dtype(&a->v[0]), &dt)));
     int op = def->code == EW_INVERT && a->v[0].kind == V_BOOL ? EW_LOGICAL_NOT : def->code;
     set_number(out, tsr_ew_unary(op, tsr_value_number(&a->v[0])), dt);
     return TSR_OK;
@@ -245,7 +240,8 @@ int tsr_b_binary(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
     tsr_dtype dt;
     TSR_CHECK(tsr_ctx_relocate(
         c, call,
-        tsr_ew_result_dtype(def->code, tsr_dtype_promote(number_dtype(x), number_dtype(y)), &dt)));
+        tsr_ew_result_dtype(def->code, tsr_dtype_promote(tsr_value_dtype(x), tsr_value_dtype(y)),
+                            &dt)));
     set_number(out, tsr_ew_binary(def->code, tsr_value_number(x), tsr_value_number(y)), dt);
     return TSR_OK;
   }

@@ -248,10 +248,6 @@ static int einsum_nodes(tsr_ctx *c, const ast_node *at, tsr_node **x, spec *sp, 
   return TSR_OK;
 }
 
-static tsr_dtype number_dtype(const tsr_value *v) {
-  return v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
-}
-
 int tsr_b_einsum(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out) {
   (void)def;
@@ -260,7 +256,7 @@ int tsr_b_einsum(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
   tsr_node *x[MAX_OPS];
   int n = 0;
   for (int i = 1; i <= MAX_OPS && a->given[i]; i++, n++)
-    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], number_dtype(&a->v[i]), &x[n]));
+    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], tsr_value_dtype(&a->v[i]), &x[n]));
   spec sp;
   TSR_CHECK(parse(c, a->at[0], text, n, &sp));
   return einsum_nodes(c, call, x, &sp, out);
@@ -273,7 +269,7 @@ int tsr_b_tensordot(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr
   (void)def;
   tsr_node *x[2];
   for (int i = 0; i < 2; i++)
-    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], number_dtype(&a->v[i]), &x[i]));
+    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], tsr_value_dtype(&a->v[i]), &x[i]));
   int na = x[0]->grid.ndim, nb = x[1]->grid.ndim, ax[2][TSR_MAXDIM], n = 0;
   const tsr_value *v = &a->v[2];
   if (!a->given[2] || v->kind == V_INT) {
@@ -339,7 +335,7 @@ int tsr_b_kron(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   (void)def;
   tsr_node *x[2];
   for (int i = 0; i < 2; i++)
-    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], number_dtype(&a->v[i]), &x[i]));
+    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], tsr_value_dtype(&a->v[i]), &x[i]));
   int nd = x[0]->grid.ndim > x[1]->grid.ndim ? x[0]->grid.ndim : x[1]->grid.ndim;
   if (nd == 0) {
     tsr_node *p;

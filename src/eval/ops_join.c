@@ -18,10 +18,6 @@
 
 #define MAX_JOIN 256 /* arrays one call joins */
 
-static tsr_dtype number_dtype(const tsr_value *v) {
-  return v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
-}
-
 static int fail(tsr_ctx *c, const ast_node *at, int st) { return tsr_ctx_relocate(c, at, st); }
 
 /* ---- views and small nodes ---- */
@@ -148,7 +144,7 @@ static int arg_arrays(tsr_ctx *c, const tsr_args *a, int i, const char *fn, tsr_
     return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "%s joins at most %d arrays, got %d", fn,
                          MAX_JOIN, v->nitems);
   for (int k = 0; k < v->nitems; k++)
-    TSR_CHECK(tsr_as_array(c, &v->items[k], a->at[i], number_dtype(&v->items[k]), &xs[k]));
+    TSR_CHECK(tsr_as_array(c, &v->items[k], a->at[i], tsr_value_dtype(&v->items[k]), &xs[k]));
   *n = v->nitems;
   return TSR_OK;
 }
@@ -339,7 +335,7 @@ static int block_rec(tsr_ctx *c, const ast_node *at, const tsr_value *v, int lev
                      int nd, tsr_node **out) {
   if (level == depth) {
     tsr_node *x;
-    TSR_CHECK(tsr_as_array(c, v, at, number_dtype(v), &x));
+    TSR_CHECK(tsr_as_array(c, v, at, tsr_value_dtype(v), &x));
     int have = x->grid.ndim;
     unsigned mask = have < nd ? (1u << (nd - have)) - 1 : 0; /* leading axes of 1 */
     return fail(c, at, mask ? new_axes(x, nd, mask, out) : (*out = x, TSR_OK));
@@ -588,22 +584,6 @@ static int pad(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_n
   return TSR_OK;
 }
 
-/* x with one chunk along axes axis and axis + 1, the others kept. */
-static int one_chunk(tsr_node *x, int axis, tsr_node **out) {
-  const tsr_grid *g = &x->grid;
-  int64_t n[TSR_MAXDIM];
-  const int64_t *sizes[TSR_MAXDIM];
-  for (int a = 0; a < g->ndim; a++) {
-    int whole = a == axis || a == axis + 1;
-    sizes[a] = whole ? &g->shape[a] : g->sizes[a], n[a] = whole ? 1 : g->nchunks[a];
-  }
-  tsr_grid og;
-  TSR_CHECK(tsr_grid_init_lists(&og, g->ndim, g->shape, sizes, n));
-  int st = tsr_node_rechunk(x, &og, out);
-  tsr_grid_free(&og);
-  return st;
-}
-
 /* dask's repeat: each chunk cut into slabs at np.linspace(start, stop,
  * repeats).round(), each slab repeated (stacked `repeats` times behind
  * the axis and the two axes merged), the slabs joined. */
@@ -648,7 +628,8 @@ static int repeat(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, ts
       if (st == TSR_OK) st = new_axes(slab, nd + 1, 1u << (axis + 1), &slab);
       for (long long q = 0; st == TSR_OK && q < r; q++) copies[q] = slab;
       if (st == TSR_OK) st = join(copies, (int)r, axis + 1, &stacked);
-      if (st == TSR_OK) st = one_chunk(stacked, axis, &stacked); /* a slab: one chunk, as dask's */
+      if (st == TSR_OK)
+        st = tsr_node_one_chunk(stacked, 3u << axis, &stacked); /* a slab: one chunk, as dask's */
       int64_t shape[TSR_MAXDIM];
       for (int d = 0; d < nd; d++)
         shape[d] = slab->grid.shape[d < axis ? d : d == axis ? d : d + 1];
@@ -704,19 +685,7 @@ int tsr_node_take(tsr_node *x, int axis, const int64_t *idx, int64_t n, tsr_node
       for (int64_t k = 0; st == TSR_OK && k < len; k++)
         st = take_range(x, axis, idx[i + k], 1, 1, &ones[k]);
       if (st == TSR_OK) st = join(ones, (int)len, axis, &r);
-      if (st == TSR_OK && r->grid.nchunks[axis] > 1) {
-        int64_t nn[TSR_MAXDIM];
-        const int64_t *sizes[TSR_MAXDIM];
-        for (int a = 0; a < r->grid.ndim; a++)
-          sizes[a] = a == axis ? &r->grid.shape[a] : r->grid.sizes[a],
-          nn[a] = a == axis ? 1 : r->grid.nchunks[a];
-        tsr_grid og;
-        st = tsr_grid_init_lists(&og, r->grid.ndim, r->grid.shape, sizes, nn);
-        if (st == TSR_OK) {
-          st = tsr_node_rechunk(r, &og, &r);
-          tsr_grid_free(&og);
-        }
-      }
+      if (st == TSR_OK) st = tsr_node_one_chunk(r, 1u << axis, &r);
       runs[nruns++] = r;
     }
     i = j;
@@ -863,8 +832,8 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
     break;
   }
   case JOIN_APPEND: {
-    TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], number_dtype(&a->v[0]), &xs[0]));
-    TSR_CHECK(tsr_as_array(c, &a->v[1], a->at[1], number_dtype(&a->v[1]), &xs[1]));
+    TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], tsr_value_dtype(&a->v[0]), &xs[0]));
+    TSR_CHECK(tsr_as_array(c, &a->v[1], a->at[1], tsr_value_dtype(&a->v[1]), &xs[1]));
     long long ax = 0;
     if (!a->given[2] || a->v[2].kind == V_NONE) {
       for (int k = 0; k < 2; k++) TSR_CHECK(fail(c, call, ravel(xs[k], &xs[k])));
@@ -875,7 +844,7 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
     break;
   }
   default:
-    TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], number_dtype(&a->v[0]), &x));
+    TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], tsr_value_dtype(&a->v[0]), &x));
     switch (kind) {
     case JOIN_RESHAPE:
       TSR_CHECK(reshape(c, call, x, a, &r));

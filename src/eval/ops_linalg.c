@@ -285,12 +285,7 @@ int tsr_b_products(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
                    tsr_value *out) {
   tsr_node *x[2];
   for (int i = 0; i < 2; i++) {
-    tsr_value *v = &a->v[i];
-    TSR_CHECK(tsr_as_array(c, v, a->at[i],
-                           v->kind == V_BOOL  ? TSR_BOOL
-                           : v->kind == V_INT ? TSR_I64
-                                              : TSR_F64,
-                           &x[i]));
+    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], tsr_value_dtype(&a->v[i]), &x[i]));
   }
   tsr_node *r;
   if (def->code == 0 || def->code == 2) {

@@ -17,14 +17,6 @@
 
 static int given(const tsr_args *a, int i) { return a->given[i] && a->v[i].kind != V_NONE; }
 
-/* A Python number's type alone (NumPy's default types). */
-static tsr_dtype own_dtype(const tsr_value *v) {
-  return v->kind == V_ARRAY  ? v->arr->dtype
-         : v->kind == V_BOOL ? TSR_BOOL
-         : v->kind == V_INT  ? TSR_I64
-                             : TSR_F64;
-}
-
 /* where(condition, x, y): x where condition is true (nonzero, NaN too),
  * else y; the three broadcast, the type is x's and y's promoted (a Python
  * number is weak beside an array). */
@@ -38,7 +30,7 @@ int tsr_b_where(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_arg
   const tsr_value *x = &a->v[1], *y = &a->v[2];
   tsr_dtype like = x->kind == V_ARRAY   ? x->arr->dtype
                    : y->kind == V_ARRAY ? y->arr->dtype
-                                        : tsr_dtype_promote(own_dtype(x), own_dtype(y));
+                                        : tsr_dtype_promote(tsr_value_dtype(x), tsr_value_dtype(y));
   tsr_node *cond, *nx, *ny, *n;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_BOOL, &cond));
   TSR_CHECK(tsr_weak_operand(c, x, a->at[1], like, EW_ADD, &nx));

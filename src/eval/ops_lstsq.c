@@ -54,23 +54,10 @@ static int transpose(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_node **out
   return TSR_OK;
 }
 
-/* x with one column of chunks (svd's and qr's rule), its row chunks kept. */
-static int one_column(tsr_node *x, tsr_node **out) {
-  const tsr_grid *g = &x->grid;
-  if (g->ndim != 2 || g->nchunks[1] == 1) return *out = x, TSR_OK;
-  int64_t n[2] = {g->nchunks[0], 1};
-  const int64_t *sizes[2] = {g->sizes[0], &g->shape[1]};
-  tsr_grid og;
-  TSR_CHECK(tsr_grid_init_lists(&og, 2, g->shape, sizes, n));
-  int st = tsr_node_rechunk(x, &og, out);
-  tsr_grid_free(&og);
-  return st;
-}
-
 /* u, s, vt of a 2-d x (rechunked to one column of chunks). */
 static int svd3(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_node **u, tsr_node **s,
                 tsr_node **vt) {
-  TSR_CHECK(tsr_ctx_relocate(c, at, one_column(x, &x)));
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_one_chunk(x, 2u, &x)));
   tsr_value v[1] = {arr(x)}, r;
   TSR_CHECK(call(c, at, "svd", v, 1, &r));
   *u = r.items[0].arr, *s = r.items[1].arr, *vt = r.items[2].arr;
@@ -252,7 +239,7 @@ int tsr_b_svd_compressed(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, 
     TSR_CHECK(matmul(c, at, x, t, &h));
   }
   tsr_value hv[1] = {arr(NULL)}, qr;
-  TSR_CHECK(tsr_ctx_relocate(c, at, one_column(h, &h)));
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_one_chunk(h, 2u, &h)));
   hv[0] = arr(h);
   TSR_CHECK(call(c, at, "qr", hv, 1, &qr));
   q = qr.items[0].arr;

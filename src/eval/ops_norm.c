@@ -64,16 +64,7 @@ static int matrix_norm(tsr_ctx *c, const ast_node *call, tsr_node *x, int ord, d
     if (x->grid.ndim != 2 || keepdims)
       return tsr_ctx_error(c, call, TSR_ERR_VALUE,
                            "norm 'nuc', 2 and -2 take a 2-d array over both axes (no keepdims)");
-    if (x->grid.nchunks[1] != 1) { /* svd's one column of chunks */
-      const tsr_grid *g = &x->grid;
-      int64_t n[2] = {g->nchunks[0], 1};
-      const int64_t *sizes[2] = {g->sizes[0], &g->shape[1]};
-      tsr_grid og;
-      TSR_CHECK(tsr_grid_init_lists(&og, 2, g->shape, sizes, n));
-      int st = tsr_node_rechunk(x, &og, &x);
-      tsr_grid_free(&og);
-      TSR_CHECK(st);
-    }
+    TSR_CHECK(tsr_node_one_chunk(x, 2u, &x)); /* svd's one column of chunks */
     const tsr_op_def *svd = tsr_op_find("svd", 0);
     tsr_args sa;
     tsr_value u;
@@ -96,12 +87,7 @@ int tsr_b_norm(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
                tsr_value *out) {
   (void)def;
   tsr_node *x;
-  const tsr_value *v0 = &a->v[0];
-  TSR_CHECK(tsr_as_array(c, v0, a->at[0],
-                         v0->kind == V_BOOL  ? TSR_BOOL
-                         : v0->kind == V_INT ? TSR_I64
-                                             : TSR_F64,
-                         &x));
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], tsr_value_dtype(&a->v[0]), &x));
   if (x->dtype != TSR_F64 && x->dtype != TSR_F32)
     TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_astype(x, TSR_F64, &x)));
   int ord = ORD_NONE, nd = x->grid.ndim, keepdims = 0;

@@ -108,14 +108,10 @@ static int atleast(tsr_ctx *c, const ast_node *call, tsr_node *x, int want, tsr_
   return select_node(c, call, x, sel, ns, out);
 }
 
-static tsr_dtype number_dtype(const tsr_value *v) {
-  return v->kind == V_BOOL ? TSR_BOOL : v->kind == V_INT ? TSR_I64 : TSR_F64;
-}
-
 int tsr_b_shape(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                 tsr_value *out) {
   tsr_node *x;
-  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], number_dtype(&a->v[0]), &x));
+  TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], tsr_value_dtype(&a->v[0]), &x));
   int nd = x->grid.ndim, axis = -1;
   unsigned mask = 0;
   switch ((tsr_shape_kind)def->code) {

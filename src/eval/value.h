@@ -35,6 +35,14 @@ const char *tsr_value_type_name(const tsr_value *v);
 static inline int tsr_value_is_number(const tsr_value *v) {
   return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL;
 }
+/* An array's dtype; a Python number's NumPy default type (bool, int64,
+ * float64), the `like` of tsr_as_array for a value on its own. */
+static inline tsr_dtype tsr_value_dtype(const tsr_value *v) {
+  return v->kind == V_ARRAY  ? v->arr->dtype
+         : v->kind == V_BOOL ? TSR_BOOL
+         : v->kind == V_INT  ? TSR_I64
+                             : TSR_F64;
+}
 static inline double tsr_value_number(const tsr_value *v) {
   return v->kind == V_FLOAT ? v->f : (double)v->i;
 }

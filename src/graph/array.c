@@ -455,8 +455,8 @@ int tsr_node_scan(int op, double identity, int nan, tsr_node *x, int axis, tsr_d
   return node_intern(&p, out);
 }
 
-/* x on a grid with one chunk along the axes of mask, the others kept. */
-static int one_chunk_over(tsr_node *x, unsigned mask, tsr_node **out) {
+/* x on a grid with one chunk along the axes of mask, the others kept (array.h). */
+int tsr_node_one_chunk(tsr_node *x, unsigned mask, tsr_node **out) {
   const tsr_grid *g = &x->grid;
   int64_t whole[TSR_MAXDIM], nsizes[TSR_MAXDIM];
   const int64_t *sizes[TSR_MAXDIM];
@@ -496,7 +496,7 @@ int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out) {
     tsr_grid_free(&g);
     return st;
   }
-  TSR_CHECK(one_chunk_over(x, axis < 0 ? ~0u : 1u << axis, &p.in[0]));
+  TSR_CHECK(tsr_node_one_chunk(x, axis < 0 ? ~0u : 1u << axis, &p.in[0]));
   if (axis >= 0) {
     TSR_CHECK(tsr_grid_copy(&p.grid, &p.in[0]->grid));
   } else {
@@ -542,7 +542,7 @@ int tsr_node_sort_axes(tsr_node *x, unsigned mask, int what, double q, tsr_node 
     tsr_grid_free(&p.grid);
     return st;
   }
-  int st = one_chunk_over(x, mask, &p.in[0]);
+  int st = tsr_node_one_chunk(x, mask, &p.in[0]);
   if (st != TSR_OK) {
     tsr_grid_free(&p.grid);
     return st;

@@ -208,6 +208,9 @@ int tsr_node_values(const tsr_grid *grid, tsr_dtype dt, const double *values, ts
  * does not do (an axis split across others unevenly) is an error with
  * dask's explanation. */
 int tsr_node_reshape(tsr_node *x, int ndim, const int64_t *shape, tsr_node **out);
+/* x rechunked to one chunk along the axes of mask, its chunks kept on the
+ * others (x itself when it has them already). */
+int tsr_node_one_chunk(tsr_node *x, unsigned mask, tsr_node **out);
 /* x and y joined along axis (see N_CONCAT): their shapes equal on the
  * other axes; the promoted dtype. */
 int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out);
