@@ -363,6 +363,16 @@ int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int
   return st;
 }
 
+int tsr_be_hist(const tsr_backend_ops *be, const tsr_hist *h, const double *x, int64_t n,
+                const double *w, double *out) {
+  BE_NEED(be, hist);
+  if (n <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->hist(h, x, n, w, out);
+  dense_done("histogram", t0);
+  return st;
+}
+
 int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int what, double q) {
   BE_NEED(be, sort);

@@ -24,6 +24,7 @@
 
 #include "fuse/program.h"
 #include "fuse/split.h"
+#include "kernel/hist.h"
 #include "kernel/stats.h"
 #include "util/trace.h"
 
@@ -267,6 +268,12 @@ typedef struct tsr_backend_ops {
    * NumPy's nanquantile q (TSR_SORT_NANQUANTILE) or nanmedian of the line
    * (tsr_q_sorted of its values before the first NaN). */
   int (*sort)(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
+  /* Histogram (exec/hist.c): adds into out (host memory, h->nbins + 1
+   * values, the last for the samples outside every bin) the n samples of x
+   * (n x h->ndim, row-major, in backend memory), each counted once, or by
+   * its weight w[i] (w: n values in backend memory; NULL: none), binned by
+   * the shared kernel/hist.h; the same bits on every call. */
+  int (*hist)(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -371,6 +378,8 @@ int tsr_be_scan_carry(const tsr_backend_ops *be, int64_t outer, int64_t len, int
 int tsr_be_scan_box(const tsr_backend_ops *be, const tsr_prog *p, const int64_t *start,
                     const int64_t *extent, int64_t outer, int64_t len, int64_t inner, double *a,
                     int op, double identity, int nan);
+int tsr_be_hist(const tsr_backend_ops *be, const tsr_hist *h, const double *x, int64_t n,
+                const double *w, double *out);
 int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int what, double q);
 

@@ -30,6 +30,8 @@ int tsr_cpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int
                        const double *carry, int dtype);
 /* Sorting lines (cpu_sort.c). */
 int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
+/* A histogram of samples (cpu_sort.c: kernel/hist.h's host loop). */
+int tsr_cpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
 /* The GLM data pass (cpu_glm.c). */
 int tsr_cpu_glm_pass(const tsr_glm_pass *pass);
 /* Sets OpenBLAS to one thread, once (parallelism is over blocks). */

@@ -424,4 +424,5 @@ const tsr_backend_ops tsr_cpu_backend = {
     .scan = tsr_cpu_scan,
     .scan_carry = tsr_cpu_scan_carry,
     .sort = tsr_cpu_sort,
+    .hist = tsr_cpu_hist,
 };

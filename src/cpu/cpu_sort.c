@@ -2,7 +2,8 @@
  * cpu_sort.c - the CPU backend's sort op (backend.h: sort): each line
  * copied out, sorted with qsort (NaN last, as NumPy) and copied back, the
  * lines spread over OpenMP threads; the nan-statistics then read the
- * sorted line with the shared kernel/quantile.h.
+ * sorted line with the shared kernel/quantile.h. The histogram op beside
+ * them: the shared binning loop of kernel/hist.h over the samples in order.
  */
 #include <stdlib.h>
 
@@ -49,4 +50,9 @@ int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what,
     free(line);
   }
   return fail ? TSR_ERROR(TSR_ERR_MEMORY, "out of memory sorting lines") : TSR_OK;
+}
+
+int tsr_cpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out) {
+  tsr_hist_add(h, x, n, w, out);
+  return TSR_OK;
 }

@@ -24,6 +24,7 @@
 #include "eval/ops_io.h"
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
+#include "eval/ops_hist.h"
 #include "eval/ops_param.h"
 
 /* One line per operation, as readers and tests/cli/cli_basics.sh expect. */
@@ -167,6 +168,14 @@ const tsr_op_def tsr_ops[] = {
      "sort(a, axis=-1): sorted ascending along axis (None: flattened), NaN last; a's dtype", NULL, SEC_SCAN},
     {"topk", OPK_ARRAY, JOIN_TOPK, {"a", "k", "axis", NULL}, 3, 2, 1, tsr_b_join,
      "topk(a, k, axis=-1), x.topk(k, axis): the k largest along axis, largest first (k < 0: the |k| smallest, smallest first), as dask; NaN counts largest", NULL, SEC_SCAN},
+    {"histogram", OPK_ARRAY, 0, {"a", "bins", "range", "weights", "density", NULL}, 5, 1, 0, tsr_b_histogram,
+     "hist, bin_edges = histogram(a, bins=10, range=None, weights=None, density=None): counts (int64; the weights' dtype with weights=) of a's values in bins equal over range=(lo, hi) or between explicit edges (a list), as NumPy; an integer bins needs range= (dask's rule); each chunk binned on its owner, the chunks' counts added in order", NULL, SEC_REDUCTION},
+    {"histogram2d", OPK_ARRAY, 2, {"x", "y", "bins", "range", "weights", "density", NULL}, 6, 2, 0, tsr_b_histogram,
+     "H, xedges, yedges = histogram2d(x, y, bins=10, range=None, weights=None, density=None): the 2-d histogram of the pairs (x, y), float64, as NumPy; range=((xlo, xhi), (ylo, yhi)) with integer bins", NULL, SEC_REDUCTION},
+    {"histogramdd", OPK_ARRAY, 3, {"sample", "bins", "range", "weights", "density", NULL}, 5, 1, 0, tsr_b_histogram,
+     "H, edges = histogramdd(sample, bins=10, range=None, weights=None, density=None): the histogram of the rows of an (N, D) sample (or of D 1-d arrays), D <= 4, float64, as NumPy", NULL, SEC_REDUCTION},
+    {"bincount", OPK_ARRAY, 0, {"x", "weights", "minlength", NULL}, 3, 1, 0, tsr_b_bincount,
+     "bincount(x, weights=None, minlength=0): the count (int64; float64 sums of weights) of each value 0 .. minlength-1 of a 1-d integer array; minlength= is required and bounds the values (a value outside is an error when computed)", NULL, SEC_REDUCTION},
     {"ptp", OPK_REDUCTION, 0, {"a", "axis", "keepdims", NULL}, 2, 1, 0, tsr_b_ptp, "ptp(a, axis=None, keepdims=False): max - min (peak to peak)", NULL, SEC_KIND},
     {"average", OPK_REDUCTION, 0, {"a", "axis", "weights", "keepdims", NULL}, 3, 1, 0, tsr_b_average,
      "average(a, axis=None, weights=None, keepdims=False): mean, or sum(a * weights) / sum(weights) along axis (weights of a's shape or 1-d along axis)", NULL, SEC_KIND},

@@ -281,6 +281,7 @@ int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT || n->kind == N_RESHAPE ||
       n->kind == N_CONCAT)
     TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
+  if (n->kind == N_HIST) TSR_CHECK(tsr_exec_check_chunk(ex, &n->in[0]->grid));
   return check_hold(ex, n);
 }
 

@@ -308,6 +308,8 @@ static const char *node_label(const tsr_node *n) {
     return "concatenate";
   case N_VALUES:
     return "array";
+  case N_HIST:
+    return "histogram";
   default:
     return "operation";
   }

@@ -256,6 +256,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   case N_RESHAPE: /* computed first (exec/concat.c), then held or replicated */
   case N_CONCAT:
   case N_VALUES: /* its value is set when it is made (above) */
+  case N_HIST:   /* computed first (exec/hist.c), its value replicated */
     break;
   case N_PERSIST: /* held once computed (above); until then, and with --no-fuse, its input */
     return compile_view(p, n->in[0], m, depth, one_op, reg);

@@ -48,6 +48,8 @@ int tsr_gpu_scan_box(const tsr_prog *prog, const int64_t *start, const int64_t *
                      int nan);
 /* Sorting lines (gpu_sort.cu). */
 int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
+/* A histogram of samples (gpu_hist.cu). */
+int tsr_gpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
 /* One data pass of a GLM fit over row blocks (gpu_glm.cu). */
 int tsr_gpu_glm_pass(const tsr_glm_pass *pass);
 /* Zeros the strict upper triangle (row < column) of the column-major rows x

@@ -14,6 +14,7 @@
 #include "graph/ew_dtype.h"
 #include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
+#include "kernel/hist.h"
 #include "util/error.h"
 
 /* Every node of the job, newest first, and an index of them by hash for
@@ -60,6 +61,7 @@ static uint64_t node_hash(const tsr_node *n) {
   h = mix(h, (uint64_t)(uintptr_t)n->src);
   h = mix(h, (uint64_t)(uintptr_t)n->fit);
   h = mix(mix(mix(h, (uint64_t)n->axis), (uint64_t)n->keepdims), (uint64_t)n->ddof);
+  for (int64_t i = 0; i < n->nconsts; i++) h = mix_double(h, n->consts[i]);
   for (int i = 0; i < n->nsel; i++) {
     const tsr_axis_sel *s = &n->sel[i];
     h = mix(
@@ -78,7 +80,9 @@ static int node_equal(const tsr_node *x, const tsr_node *y) {
   if (x->key != y->key || x->stream != y->stream || x->src != y->src) return 0;
   if (x->fit != y->fit) return 0;
   if (x->axis != y->axis || x->keepdims != y->keepdims || x->ddof != y->ddof) return 0;
-  if (x->nsel != y->nsel) return 0;
+  if (x->nsel != y->nsel || x->nconsts != y->nconsts) return 0;
+  if (x->nconsts && memcmp(x->consts, y->consts, sizeof(double) * (size_t)x->nconsts) != 0)
+    return 0;
   if (x->kind == N_VALUES && x->value && y->value &&
       memcmp(x->value, y->value, sizeof(double) * (size_t)tsr_node_size(x)) != 0)
     return 0;
@@ -141,6 +145,7 @@ static int node_intern(tsr_node *proto, tsr_node **out) {
   index_slot *slot = index_find(index_slots, index_cap, proto, proto->hash);
   if (slot->node) {
     tsr_grid_free(&proto->grid);
+    free(proto->consts);
     *out = slot->node;
     return TSR_OK;
   }
@@ -598,6 +603,34 @@ int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out) {
   return node_intern(&p, out);
 }
 
+int tsr_node_hist(tsr_node *x, tsr_node *w, const double *spec, int64_t len, tsr_dtype dt,
+                  tsr_node **out) {
+  tsr_hist h;
+  if (tsr_hist_parse(spec, len, &h) != 0)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a histogram's bins are not a spec");
+  if (h.ndim > 1 && (x->grid.ndim != 2 || x->grid.shape[1] != h.ndim || x->grid.nchunks[1] != 1))
+    return TSR_ERROR(TSR_ERR_INTERNAL, "histogramdd's samples are not (N, D) in one chunk of D");
+  int same = w && w->grid.ndim == x->grid.ndim;
+  for (int a = 0; same && a < x->grid.ndim; a++) same = w->grid.shape[a] == x->grid.shape[a];
+  if (w && (h.ndim == 1 ? !same : w->grid.ndim != 1 || w->grid.shape[0] != x->grid.shape[0]))
+    return TSR_ERROR(TSR_ERR_SHAPE, "weights should have the same shape as the samples");
+  int64_t shape[TSR_MAXDIM], one[TSR_MAXDIM];
+  for (int d = 0; d < h.ndim; d++) shape[d] = one[d] = h.axis[d].nb;
+  tsr_node p;
+  proto_init(&p, N_HIST, 0, dt);
+  p.in[0] = x;
+  p.in[1] = w;
+  TSR_CHECK(tsr_grid_init_regular(&p.grid, h.ndim, shape, one));
+  p.consts = malloc(sizeof(double) * (size_t)len);
+  if (!p.consts) {
+    tsr_grid_free(&p.grid);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  memcpy(p.consts, spec, sizeof(double) * (size_t)len);
+  p.nconsts = len;
+  return node_intern(&p, out);
+}
+
 int tsr_node_persist(tsr_node *x, const char *label, tsr_node **out) {
   if (x->kind == N_PERSIST) { /* persist(persist(x)) is persist(x) */
     *out = x;
@@ -788,6 +821,7 @@ void tsr_nodes_free_all(void) {
     carry_keep(n);
     tsr_grid_free(&n->grid);
     free(n->value);
+    free(n->consts);
     free(n);
   }
   next_id = 0;

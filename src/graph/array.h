@@ -37,8 +37,19 @@ typedef enum tsr_node_kind {
   N_SORT,    /* in[0] sorted along an axis (below): computed whole, held like N_PERSIST */
   N_RESHAPE, /* in[0]'s chunks relabelled as another shape's (below): held like N_PERSIST */
   N_CONCAT,  /* in[0] then in[1] along an axis (below): computed whole, held like N_PERSIST */
-  N_VALUES   /* values written in the job (array([...])): its value set when made, kept */
+  N_VALUES,  /* values written in the job (array([...])): its value set when made, kept */
+  N_HIST     /* a histogram of in[0] (below): computed whole, its value replicated */
 } tsr_node_kind;
+
+/* Histograms (N_HIST, dask.array's histogram, histogramdd and bincount):
+ * the counts of in[0]'s samples in the bins of consts (the spec of
+ * kernel/hist.h), each counted once or by its weight, in[1] (NULL: none).
+ * One axis: in[0] of any shape, every element a sample, in[1] of its
+ * shape. Several: in[0] (N, D) with one chunk along its axis 1, a row a
+ * sample, in[1] (N,). The result has the axes' bin counts as its shape,
+ * one chunk. Computed by exec/hist.c before the programs that read it:
+ * each chunk of in[0] on its owner, the chunks' counts added in chunk
+ * order (the same bits for any rank count). */
 
 /* Reshapes (N_RESHAPE, dask.array's reshape): in[0] is the input
  * rechunked by dask's reshape_rechunk, so that its chunk c (C order of the
@@ -118,6 +129,8 @@ struct tsr_node {
   uint64_t print;     /* its fingerprint across jobs (tsr_node_fingerprint), 0: not yet */
   int print_none;     /* it has none (depends on a fit or a decomposition) */
   tsr_fit *fit;       /* LINALG GLM_*: the fit (graph/fit.h) */
+  double *consts;     /* HIST: the bins (kernel/hist.h), owned by the node */
+  int64_t nconsts;
   char label[48];     /* PERSIST: what the user wrote ("x", "persist at 3:5"), for errors */
   tsr_node *next_all; /* list of all nodes, for freeing */
 };
@@ -214,6 +227,11 @@ int tsr_node_one_chunk(tsr_node *x, unsigned mask, tsr_node **out);
 /* x and y joined along axis (see N_CONCAT): their shapes equal on the
  * other axes; the promoted dtype. */
 int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out);
+
+/* A histogram (see N_HIST) of x, weighted by w (NULL: none), over the
+ * bins of spec (len doubles, kernel/hist.h; copied), of dtype dt. */
+int tsr_node_hist(tsr_node *x, tsr_node *w, const double *spec, int64_t len, tsr_dtype dt,
+                  tsr_node **out);
 
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */

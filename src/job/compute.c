@@ -1,12 +1,13 @@
 /*
  * compute.c - the "compute what first" walk (compute.h): depth first over a
  * node's inputs, stopping at values already computed or held; reductions and
- * persisted arrays and scans go to the executor, linear-algebra results to linalg/,
+ * persisted arrays, scans, sorts and histograms go to the executor, linear-algebra results to linalg/,
  * and the rest is evaluated by whoever reads it.
  */
 #include "job/compute.h"
 
 #include "exec/concat.h"
+#include "exec/hist.h"
 #include "exec/scan.h"
 #include "exec/sort.h"
 #include "linalg/linalg.h"
@@ -31,6 +32,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_SCAN) return tsr_exec_scan(ex, n);
   if (n->kind == N_SORT) return tsr_exec_sort(ex, n);
   if (n->kind == N_RESHAPE) return tsr_exec_reshape(ex, n);
+  if (n->kind == N_HIST) return tsr_exec_hist(ex, n);
   return TSR_OK;
 }
 

@@ -1,0 +1,117 @@
+/*
+ * gpu_hist.cu - the CUDA backend's histogram op (backend.h: hist). Counts
+ * are integers, so their sums do not depend on the order of the adds: each
+ * CTA counts its share of the samples in shared memory (global memory for
+ * more than SHARED_BINS bins) with atomic adds, then adds its counts to the
+ * chunk's 64-bit ones, and the host adds those to out. The bins come from
+ * the shared kernel/hist.h, the CPU's binning. A weighted histogram is a
+ * sum of doubles, whose bits depend on the order: the samples and weights
+ * are copied to the host and go through the CPU's loop in sample order, the
+ * CPU backend's bits (slower, but the same answer on every backend).
+ * Everything runs on the calling thread's stream and is complete on return.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "util/error.h"
+}
+#include "gpu/gpu_check.h"
+#include "gpu/gpu_device.h"
+#include "gpu/gpu_linalg.h"
+#include "kernel/hist.h"
+
+#define THREADS 256
+#define SHARED_BINS 6144 /* 24 KB of 32-bit counters a CTA */
+#define STREAM cudaStreamPerThread
+
+template <bool SHARED>
+__global__ static void count_kernel(tsr_hist h, const double *x, long long n,
+                                    unsigned long long *counts) {
+  __shared__ unsigned int local[SHARED ? SHARED_BINS + 1 : 1];
+  long long slots = h.nbins + 1;
+  if (SHARED) {
+    for (long long b = threadIdx.x; b < slots; b += blockDim.x) local[b] = 0;
+    __syncthreads();
+  }
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long b =
+        h.ndim == 1 ? tsr_hist_bin(&h.axis[0], x[i]) : tsr_hist_flat(&h, x + i * h.ndim, 1);
+    if (b < 0) b = h.nbins;
+    if (SHARED)
+      atomicAdd(&local[b], 1u);
+    else
+      atomicAdd(&counts[b], 1ull);
+  }
+  if (SHARED) {
+    __syncthreads();
+    for (long long b = threadIdx.x; b < slots; b += blockDim.x)
+      if (local[b]) atomicAdd(&counts[b], (unsigned long long)local[b]);
+  }
+}
+
+/* The weighted histogram through the host loop (see above). */
+static int weighted(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out) {
+  size_t nx = (size_t)n * (size_t)h->ndim;
+  double *hx = (double *)malloc(sizeof(double) * (nx + (size_t)n));
+  if (!hx) return TSR_ERROR(TSR_ERR_MEMORY, "out of host memory for a weighted histogram");
+  cudaError_t e = cudaMemcpyAsync(hx, x, sizeof(double) * nx, cudaMemcpyDeviceToHost, STREAM);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(hx + nx, w, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost, STREAM);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(STREAM);
+  if (e == cudaSuccess) tsr_hist_add(h, hx, n, hx + nx, out);
+  free(hx);
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_BACKEND, "GPU histogram copy failed: %s", cudaGetErrorString(e));
+  return TSR_OK;
+}
+
+int tsr_gpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out) {
+  if (w) return weighted(h, x, n, w, out);
+  long long slots = h->nbins + 1, nedges = 0;
+  for (int d = 0; d < h->ndim; d++)
+    if (h->axis[d].edges) nedges += h->axis[d].nb + 1;
+  void *mem = NULL;
+  size_t bytes = sizeof(unsigned long long) * (size_t)slots + sizeof(double) * (size_t)nedges;
+  cudaError_t e = cudaMalloc(&mem, bytes);
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_MEMORY, "GPU out of memory for a histogram of %lld bins: %s",
+                     (long long)h->nbins, cudaGetErrorString(e));
+  unsigned long long *counts = (unsigned long long *)mem;
+  double *edges = (double *)(counts + slots);
+  tsr_hist dh = *h; /* its edges on the device */
+  long long at = 0;
+  e = cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * (size_t)slots, STREAM);
+  for (int d = 0; d < h->ndim && e == cudaSuccess; d++) {
+    if (!h->axis[d].edges) continue;
+    e = cudaMemcpyAsync(edges + at, h->axis[d].edges, sizeof(double) * (size_t)(h->axis[d].nb + 1),
+                        cudaMemcpyHostToDevice, STREAM);
+    dh.axis[d].edges = edges + at;
+    at += h->axis[d].nb + 1;
+  }
+  unsigned long long *host =
+      (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)slots);
+  if (!host) e = cudaErrorMemoryAllocation;
+  if (e == cudaSuccess) {
+    unsigned grid = tsr_gpu_grid_for(n, THREADS);
+    if (slots <= SHARED_BINS + 1)
+      count_kernel<true><<<grid, THREADS, 0, STREAM>>>(dh, x, (long long)n, counts);
+    else
+      count_kernel<false><<<grid, THREADS, 0, STREAM>>>(dh, x, (long long)n, counts);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(host, counts, sizeof(unsigned long long) * (size_t)slots,
+                        cudaMemcpyDeviceToHost, STREAM);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(STREAM);
+  cudaFree(mem);
+  if (e == cudaSuccess)
+    for (long long b = 0; b < slots; b++) out[b] += (double)host[b];
+  free(host);
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_BACKEND, "GPU histogram failed: %s", cudaGetErrorString(e));
+  return TSR_OK;
+}
