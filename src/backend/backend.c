@@ -318,6 +318,16 @@ int tsr_be_cholesky(const tsr_backend_ops *be, int64_t n, double *a, int *ok) {
   return st;
 }
 
+int tsr_be_lu(const tsr_backend_ops *be, int64_t n, double *a, int *ipiv, int *singular) {
+  *singular = 0;
+  BE_NEED(be, lu);
+  if (n <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->lu(n, a, ipiv, singular);
+  dense_done("lu", t0);
+  return st;
+}
+
 int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
                             double *a) {
   BE_NEED(be, trsm_upper_right);

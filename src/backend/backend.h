@@ -274,6 +274,11 @@ typedef struct tsr_backend_ops {
    * its weight w[i] (w: n values in backend memory; NULL: none), binned by
    * the shared kernel/hist.h; the same bits on every call. */
   int (*hist)(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
+  /* LU with partial pivoting (linalg/small.c), in place on a (n x n,
+   * column-major, in backend memory): LAPACK's getrf, L unit lower and U
+   * packed in a, ipiv (host memory, n values) its 1-based row swaps;
+   * *singular set when a pivot is exactly zero (the factors still made). */
+  int (*lu)(int64_t n, double *a, int *ipiv, int *singular);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -366,6 +371,7 @@ int tsr_be_qr_deferred(const tsr_backend_ops *be, int64_t m, int64_t n, const do
 int tsr_be_has_gram(const tsr_backend_ops *be);
 int tsr_be_gram(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *g);
 int tsr_be_cholesky(const tsr_backend_ops *be, int64_t n, double *a, int *ok);
+int tsr_be_lu(const tsr_backend_ops *be, int64_t n, double *a, int *ipiv, int *singular);
 int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
                             double *a);
 int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass);

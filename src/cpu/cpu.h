@@ -17,6 +17,7 @@ int tsr_cpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, 
                  int64_t ldb, double beta, double *c, int64_t ldc);
 int tsr_cpu_gram(int64_t m, int64_t n, const double *a, double *g);
 int tsr_cpu_cholesky(int64_t n, double *a, int *ok);
+int tsr_cpu_lu(int64_t n, double *a, int *ipiv, int *singular);
 int tsr_cpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a);
 int tsr_cpu_copy2d(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
                    int64_t ldd);

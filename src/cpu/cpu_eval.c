@@ -425,4 +425,5 @@ const tsr_backend_ops tsr_cpu_backend = {
     .scan_carry = tsr_cpu_scan_carry,
     .sort = tsr_cpu_sort,
     .hist = tsr_cpu_hist,
+    .lu = tsr_cpu_lu,
 };

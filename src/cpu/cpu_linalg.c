@@ -115,6 +115,19 @@ int tsr_cpu_cholesky(int64_t n, double *a, int *ok) {
   return TSR_OK;
 }
 
+int tsr_cpu_lu(int64_t n, double *a, int *ipiv, int *singular) {
+  tsr_cpu_one_blas_thread();
+  lapack_int *piv = malloc(sizeof(lapack_int) * (size_t)n);
+  if (!piv) return TSR_ERROR(TSR_ERR_MEMORY, "out of memory for an LU");
+  lapack_int info =
+      LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, a, (lapack_int)n, piv);
+  for (int64_t i = 0; i < n; i++) ipiv[i] = (int)piv[i];
+  free(piv);
+  if (info < 0) return TSR_ERROR(TSR_ERR_INTERNAL, "LAPACK dgetrf failed (info %d)", (int)info);
+  *singular = info > 0;
+  return TSR_OK;
+}
+
 int tsr_cpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a) {
   tsr_cpu_one_blas_thread();
   cblas_dtrsm(CblasRowMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, (int)m, (int)n,
@@ -154,6 +167,12 @@ int tsr_cpu_gram(int64_t m, int64_t n, const double *a, double *g) {
 int tsr_cpu_cholesky(int64_t n, double *a, int *ok) {
   (void)n, (void)a;
   *ok = 0;
+  return no_lapack();
+}
+
+int tsr_cpu_lu(int64_t n, double *a, int *ipiv, int *singular) {
+  (void)n, (void)a, (void)ipiv;
+  *singular = 0;
   return no_lapack();
 }
 

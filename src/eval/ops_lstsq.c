@@ -370,3 +370,88 @@ int tsr_b_solve_triangular(tsr_ctx *c, const ast_node *at, const tsr_op_def *def
   tsr_set_array(out, r);
   return TSR_OK;
 }
+
+/* ---- LU, det, slogdet ------------------------------------------------------ */
+
+/* x[first : first + count] of a 1-d x. */
+static int part(tsr_node *x, int64_t first, int64_t count, tsr_node **out) {
+  tsr_axis_sel sel = {TSR_SEL_SLICE, first, 1, count, 0};
+  return tsr_node_select(x, &sel, 1, out);
+}
+
+/* x[i] of a 1-d x (0-d). */
+static int element(tsr_node *x, int64_t i, tsr_node **out) {
+  tsr_axis_sel sel = {TSR_SEL_INDEX, 0, 0, 0, i};
+  return tsr_node_select(x, &sel, 1, out);
+}
+
+/* The LA_LU node (graph/array.h) of argument i, a small square matrix;
+ * its side in *k. */
+static int lu_of(tsr_ctx *c, const ast_node *at, tsr_args *a, const char *what, tsr_node **out,
+                 int64_t *k) {
+  tsr_node *x;
+  TSR_CHECK(small_square(c, a, 0, what, &x));
+  *k = x->grid.shape[0];
+  int64_t size = *k * *k + *k + 3;
+  tsr_grid g;
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_grid_init_regular(&g, 1, &size, &size)));
+  int st = tsr_node_linalg(LA_LU, x, NULL, 0, &g, TSR_F64, out);
+  tsr_grid_free(&g);
+  return tsr_ctx_relocate(c, at, st);
+}
+
+/* det(a) (def->code 0) and sign, logabsdet = slogdet(a) (1): NumPy's,
+ * from the LU factors (see linalg/small.c). */
+int tsr_b_det(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a, tsr_value *out) {
+  tsr_node *f, *r[2];
+  int64_t k;
+  TSR_CHECK(lu_of(c, at, a, def->name, &f, &k));
+  if (def->code == 0) {
+    TSR_CHECK(tsr_ctx_relocate(c, at, element(f, k * k + k + 2, &r[0])));
+    tsr_set_array(out, r[0]);
+    return TSR_OK;
+  }
+  TSR_CHECK(tsr_ctx_relocate(c, at, element(f, k * k + k, &r[0])));
+  TSR_CHECK(tsr_ctx_relocate(c, at, element(f, k * k + k + 1, &r[1])));
+  return tsr_set_tuple(c, r, 2, out);
+}
+
+/* p, l, u = lu(a): scipy's and dask's, a = p l u with p a permutation, l
+ * unit lower and u upper triangular. Row i of p^T a is a's row perm[i], so
+ * p[r, c] = (perm[c] == r). */
+int tsr_b_lu(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a, tsr_value *out) {
+  (void)def;
+  tsr_node *f, *m, *perm, *rows, *cols, *r[3];
+  int64_t k, shape[2];
+  TSR_CHECK(lu_of(c, at, a, "lu", &f, &k));
+  shape[0] = shape[1] = k;
+  int st = part(f, 0, k * k, &m);
+  if (st == TSR_OK) st = tsr_node_reshape(m, 2, shape, &m);
+  if (st == TSR_OK) st = part(f, k * k, k, &perm);
+  tsr_grid g;
+  int64_t one = k > 0 ? k : 1;
+  if (st == TSR_OK) st = tsr_grid_init_regular(&g, 1, &k, &one);
+  if (st == TSR_OK) {
+    tsr_node *idx;
+    st = tsr_node_arange(0.0, 1.0, &g, TSR_F64, &idx);
+    tsr_grid_free(&g);
+    tsr_axis_sel col[2] = {{TSR_SEL_SLICE, 0, 1, k, 0}, {TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+    tsr_axis_sel row[2] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}, {TSR_SEL_SLICE, 0, 1, k, 0}};
+    if (st == TSR_OK) st = tsr_node_select(idx, col, 2, &rows); /* i, down */
+    if (st == TSR_OK) st = tsr_node_select(idx, row, 2, &cols); /* j, across */
+    if (st == TSR_OK) st = tsr_node_select(perm, row, 2, &perm);
+  }
+  tsr_node *below, *diag, *upper, *zero;
+  if (st == TSR_OK) st = tsr_node_binary(EW_EQUAL, perm, rows, &r[0]);
+  if (st == TSR_OK) st = tsr_node_astype(r[0], TSR_F64, &r[0]);
+  if (st == TSR_OK) st = tsr_node_binary(EW_GREATER, rows, cols, &below);
+  if (st == TSR_OK) st = tsr_node_binary(EW_EQUAL, rows, cols, &diag);
+  if (st == TSR_OK) st = tsr_node_binary(EW_LESS_EQUAL, rows, cols, &upper);
+  if (st == TSR_OK) st = tsr_node_op_number(EW_MUL, m, 0.0, &zero);
+  if (st == TSR_OK) st = tsr_node_where(below, m, zero, &r[1]);
+  if (st == TSR_OK) st = tsr_node_astype(diag, TSR_F64, &diag);
+  if (st == TSR_OK) st = tsr_node_binary(EW_ADD, r[1], diag, &r[1]);
+  if (st == TSR_OK) st = tsr_node_where(upper, m, zero, &r[2]);
+  TSR_CHECK(tsr_ctx_relocate(c, at, st));
+  return tsr_set_tuple(c, r, 3, out);
+}

@@ -26,4 +26,8 @@ int tsr_b_cholesky(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
 int tsr_b_solve_triangular(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                            tsr_value *out);
 
+/* det (def->code 0) and slogdet (1) */
+int tsr_b_det(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a, tsr_value *out);
+int tsr_b_lu(tsr_ctx *c, const ast_node *at, const tsr_op_def *def, tsr_args *a, tsr_value *out);
+
 #endif

@@ -175,7 +175,8 @@ static void held_name(const tsr_node *n, char *buf, size_t len) {
                              [LA_GLM_INTERCEPT] = "the intercept of a fit",
                              [LA_DIAGONAL] = "a diagonal",
                              [LA_CHOLESKY] = "a cholesky factor",
-                             [LA_TRSM] = "a triangular solve"};
+                             [LA_TRSM] = "a triangular solve",
+                             [LA_LU] = "an LU factorization"};
   int64_t rows = n->grid.shape[0], cols = n->grid.ndim > 1 ? n->grid.shape[1] : 1;
   if (n->kind == N_PERSIST)
     snprintf(buf, len, "%s", n->label[0] ? n->label : "persist()");

@@ -192,4 +192,5 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .scan_box = tsr_gpu_scan_box,
     .sort = tsr_gpu_sort,
     .hist = tsr_gpu_hist,
+    .lu = tsr_gpu_lu,
 };

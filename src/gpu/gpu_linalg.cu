@@ -75,6 +75,8 @@ extern "C" {
   X(solver_lib, cusolverDnDorgqr, "cusolverDnDorgqr")                         \
   X(solver_lib, cusolverDnDpotrf_bufferSize, "cusolverDnDpotrf_bufferSize")   \
   X(solver_lib, cusolverDnDpotrf, "cusolverDnDpotrf")                         \
+  X(solver_lib, cusolverDnDgetrf_bufferSize, "cusolverDnDgetrf_bufferSize")   \
+  X(solver_lib, cusolverDnDgetrf, "cusolverDnDgetrf")                         \
   X(solver_lib, cusolverDnDgesvd_bufferSize, "cusolverDnDgesvd_bufferSize")   \
   X(solver_lib, cusolverDnDgesvd, "cusolverDnDgesvd")                         \
   X(solver_lib, cusolverDnXgesvdp_bufferSize, "cusolverDnXgesvdp_bufferSize") \
@@ -479,6 +481,39 @@ extern "C" int tsr_gpu_cholesky(int64_t n, double *a, int *ok) {
   st = sync_stream();
 done:
   tsr_gpu_release(work), tsr_gpu_release((double *)d_info);
+  return st;
+}
+
+/* getrf on the column-major n x n a: LAPACK's packed L and U, its 1-based
+ * pivots copied to ipiv (host). */
+extern "C" int tsr_gpu_lu(int64_t n, double *a, int *ipiv, int *singular) {
+  *singular = 0;
+  if (n == 0) return TSR_OK;
+  handles *h;
+  TSR_CHECK(get_handles(&h));
+  int st = TSR_OK, lwork = 0, info = 0;
+  double *work = NULL, *dpiv = NULL;
+  int *d_info = NULL;
+  TSR_CHECK_GOTO(st, dalloc(1, "LU factor", n, n, (double **)&d_info), done);
+  TSR_CHECK_GOTO(st, dalloc((size_t)n / 2 + 1, "LU factor", n, n, &dpiv), done);
+  CUSOLVER_CHECK_GOTO(
+      st, L.cusolverDnDgetrf_bufferSize(h->solver, (int)n, (int)n, a, (int)n, &lwork), done);
+  TSR_CHECK_GOTO(st, dalloc((size_t)lwork + 1, "LU factor", n, n, &work), done);
+  CUSOLVER_CHECK_GOTO(
+      st, L.cusolverDnDgetrf(h->solver, (int)n, (int)n, a, (int)n, work, (int *)dpiv, d_info),
+      done);
+  CUDA_CHECK_GOTO(st,
+                  cudaMemcpyAsync(ipiv, dpiv, sizeof(int) * (size_t)n, cudaMemcpyDeviceToHost,
+                                  cudaStreamPerThread),
+                  done);
+  TSR_CHECK_GOTO(st, read_info(d_info, &info), done);
+  if (info < 0) {
+    st = TSR_ERROR(TSR_ERR_INTERNAL, "cuSOLVER getrf failed (info %d)", info);
+    goto done;
+  }
+  *singular = info > 0;
+done:
+  tsr_gpu_release(work), tsr_gpu_release(dpiv), tsr_gpu_release((double *)d_info);
   return st;
 }
 

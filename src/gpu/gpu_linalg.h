@@ -22,6 +22,7 @@ int tsr_gpu_qr_deferred(int64_t m, int64_t n, const double *a, double *q, double
                         int *has_c);
 int tsr_gpu_gram(int64_t m, int64_t n, const double *a, double *g);
 int tsr_gpu_cholesky(int64_t n, double *a, int *ok);
+int tsr_gpu_lu(int64_t n, double *a, int *ipiv, int *singular);
 int tsr_gpu_trsm_upper_right(int64_t m, int64_t n, const double *r, double *a);
 int tsr_gpu_svd(int64_t m, int64_t n, const double *a, double *s, double *u, double *vt);
 int tsr_gpu_gemm(int64_t m, int64_t n, int64_t k, const double *a, int64_t lda, const double *b,

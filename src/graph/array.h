@@ -92,10 +92,13 @@ typedef enum tsr_la_op {
   LA_GLM_INTERCEPT, /* its intercept (0-d) */
   LA_DIAGONAL,      /* a view: the diagonal of two axes, last (a: tsr_diag_code) */
   LA_CHOLESKY,      /* r upper with r^T r = in[0] (its upper triangle), one small matrix */
-  LA_TRSM           /* in[1] r^-1 for r = in[0] upper triangular (k x k), one small matrix */
+  LA_TRSM,          /* in[1] r^-1 for r = in[0] upper triangular (k x k), one small matrix */
+  LA_LU             /* getrf of in[0] (n x n), one small matrix, 1-d: L and U packed (n x n,
+                     * row-major), the row order p (row i of P^T a is a's row p[i]), then
+                     * NumPy's slogdet sign and logabsdet and its det */
 } tsr_la_op;
 
-/* The largest side of the one small matrix of LA_CHOLESKY and LA_TRSM
+/* The largest side of the one small matrix of LA_CHOLESKY, LA_TRSM and LA_LU
  * (linalg/small.h: its value goes to every rank). */
 #define TSR_SMALL_MAX 8192
 

@@ -445,7 +445,8 @@ int tsr_linalg_compute(tsr_exec *ex, tsr_node *n) {
     return TSR_ERROR(TSR_ERR_INTERNAL, "a transpose is a view, not a result");
   if (n->value || n->held) return TSR_OK;
   if (n->op == LA_MATMUL) return compute_matmul(ex, n);
-  if (n->op == LA_CHOLESKY || n->op == LA_TRSM) return tsr_small_compute(ex, n);
+  if (n->op == LA_CHOLESKY || n->op == LA_TRSM || n->op == LA_LU)
+    return tsr_small_compute(ex, n);
   tsr_node *const *outs;
   int n_outs;
   if (n->op == LA_GLM_COEF || n->op == LA_GLM_INTERCEPT) {

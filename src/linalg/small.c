@@ -8,6 +8,7 @@
  */
 #include "linalg/small.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "mpi/agree.h"
@@ -27,12 +28,55 @@ static int upload(tsr_exec *ex, const double *host, int64_t n, double **dev) {
   return st;
 }
 
+/* LA_LU (array.h) of the k x k a into out: getrf on a's transpose
+ * uploaded (the backend's is column-major), then NumPy's slogdet of the
+ * factors (umath_linalg: the sign flips once per row swap and once per
+ * negative pivot, the logs of the pivots' magnitudes added in order; a
+ * zero pivot gives sign 0 and -inf) and det = sign exp(logdet). */
+static int lu(tsr_exec *ex, const double *a, int64_t k, double *out) {
+  double *t = malloc(sizeof(double) * (size_t)(k * k + 1)), *da = NULL;
+  int *ipiv = malloc(sizeof(int) * (size_t)(k + 1)), singular = 0;
+  int st = t && ipiv ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for an LU");
+  for (int64_t i = 0; st == TSR_OK && i < k; i++)
+    for (int64_t j = 0; j < k; j++) t[j * k + i] = a[i * k + j];
+  if (st == TSR_OK) st = upload(ex, t, k * k, &da);
+  if (st == TSR_OK) st = tsr_be_lu(ex->be, k, da, ipiv, &singular);
+  if (st == TSR_OK && k > 0) st = tsr_be_download(ex->be, da, t, (size_t)(k * k));
+  tsr_be_release(ex->be, da);
+  if (st == TSR_OK) {
+    double *p = out + k * k, sign = 1.0, logdet = 0.0;
+    for (int64_t i = 0; i < k; i++)
+      for (int64_t j = 0; j < k; j++) out[i * k + j] = t[j * k + i];
+    for (int64_t i = 0; i < k; i++) p[i] = (double)i;
+    for (int64_t i = 0; i < k; i++) {
+      int64_t s = ipiv[i] - 1;
+      if (s < i || s >= k) {
+        st = TSR_ERROR(TSR_ERR_INTERNAL, "getrf gave pivot %d at row %lld", ipiv[i], (long long)i);
+        break;
+      }
+      double x = p[i];
+      p[i] = p[s], p[s] = x;
+      if (s != i) sign = -sign;
+    }
+    for (int64_t i = 0; i < k; i++) {
+      double d = out[i * k + i];
+      if (d < 0) sign = -sign, d = -d;
+      logdet += log(d);
+    }
+    if (singular) sign = 0.0, logdet = -INFINITY;
+    p[k] = sign, p[k + 1] = logdet, p[k + 2] = sign * exp(logdet);
+  }
+  free(t), free(ipiv);
+  return st;
+}
+
 /* The factor or solution into out (host), *ok 0 for a matrix that is not
  * positive definite. */
 static int compute(tsr_exec *ex, const tsr_node *n, double *out, int *ok) {
   const tsr_node *a = n->in[0], *b = n->in[1];
   int64_t k = a->grid.shape[0];
   double *da = NULL, *db = NULL;
+  if (n->op == LA_LU) return lu(ex, a->value, k, out);
   int st = upload(ex, a->value, k * k, &da);
   if (st == TSR_OK && n->op == LA_CHOLESKY) {
     st = tsr_be_cholesky(ex->be, k, da, ok);

@@ -1,6 +1,7 @@
 /*
  * small.h - linear algebra on one small matrix (small.c): the Cholesky
- * factor (LA_CHOLESKY) and the triangular solve (LA_TRSM), computed by the
+ * factor (LA_CHOLESKY), the triangular solve (LA_TRSM) and the LU
+ * factorization with NumPy's determinant (LA_LU), computed by the
  * backend on its own memory from the inputs' values replicated on every
  * rank; the result is replicated the same way.
  */
@@ -10,7 +11,7 @@
 #include "exec/exec.h"
 #include "graph/array.h"
 
-/* Computes n (N_LINALG, op LA_CHOLESKY or LA_TRSM) whose inputs'
+/* Computes n (N_LINALG, op LA_CHOLESKY, LA_TRSM or LA_LU) whose inputs'
  * dependencies are computed already; n->value on every rank. A matrix that
  * is not positive definite is an error (on every rank alike). Collective. */
 int tsr_small_compute(tsr_exec *ex, tsr_node *n);

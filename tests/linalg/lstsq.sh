@@ -1,6 +1,7 @@
 #!/bin/sh
-# lstsq.sh - lstsq, solve, inv, pinv, svd_compressed, cholesky and
-# solve_triangular against NumPy
+# lstsq.sh - lstsq, solve, inv, pinv, svd_compressed, cholesky,
+# solve_triangular, lu, det and slogdet against NumPy (lu: a = p l u with
+# scipy's shapes and triangles; scipy.linalg.lu itself where installed)
 # (numpy.linalg's lstsq, solve, inv, pinv and svd as the oracles, within
 # rounding: tessera's go through its own SVD), on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks: lstsq's x, residuals, rank and singular
@@ -36,6 +37,14 @@ chu = np.linalg.cholesky(spd, upper=True)
 tl = solve_triangular(ch, b[:6], lower=True)
 tu = solve_triangular(chu, b1[:6])
 tw = solve_triangular(sq, b[:6])
+p, l, uu = lu(sq)
+pi, li, ui = linalg.lu(sq[::-1].astype("int32") * 3)
+de = det(sq)
+dz = det(array([[1.0, 2], [2, 4]]))
+di = np.linalg.det(sq[:3, :3].astype("int16"))
+sg, ld = slogdet(-sq)
+sz, lz = slogdet(zeros((3, 3)))
+d0 = det(ones((0, 0)))
 JOB
 
 check() { # WHAT FILE
@@ -71,6 +80,26 @@ L = np.linalg.cholesky(spd)
 close("ch", g["ch"], L); close("chu", g["chu"], L.T)
 close("tl", g["tl"], np.linalg.solve(L, b[:6])); close("tu", g["tu"], np.linalg.solve(L.T, b[:6, 0]))
 close("tw", g["tw"], np.linalg.solve(np.triu(sq), b[:6]))  # only the upper triangle is read
+for n, m in (("", sq), ("i", sq[::-1].astype(np.int32) * 3.0)):
+    P, Lo, U = g["p" + n], g["l" + n], g["u" + n if n else "uu"]
+    close("plu" + n, P @ Lo @ U, m)
+    perm = np.isin(P, (0, 1)).all() and (P.sum(axis=0) == 1).all() and (P.sum(axis=1) == 1).all()
+    if not (perm and np.array_equal(np.tril(Lo), Lo) and np.allclose(np.diag(Lo), 1)
+            and np.array_equal(np.triu(U), U) and (abs(Lo) <= 1 + 1e-12).all()):
+        bad.append("lu" + n + " shapes"); print(P, Lo, U)
+    try:
+        import scipy.linalg
+        sp, sl, su = scipy.linalg.lu(m)
+        close("scipy lu" + n, np.c_[P, Lo, U], np.c_[sp, sl, su])
+    except ImportError:
+        pass
+close("de", g["de"], np.linalg.det(sq)); close("dz", g["dz"], np.linalg.det([[1.0, 2], [2, 4]]))
+close("di", g["di"], np.linalg.det(sq[:3, :3].astype(np.int16)))
+sg, ld = np.linalg.slogdet(-sq)
+close("sg", g["sg"], sg); close("ld", g["ld"], ld)
+if g["sz"] != 0 or g["lz"] != -np.inf:
+    bad.append("slogdet of zeros"); print(g["sz"], g["lz"])
+close("d0", g["d0"], 1.0)
 sys.exit(1 if bad else 0)
 PY
 }
@@ -81,5 +110,6 @@ one_error_each 'lstsq(ones((3, 2)), ones(4))' 'lstsq(ones(3), ones(3))' 'solve(o
   'inv(ones((2, 3)))' 'inv(ones((2, 2, 2)))' 'svd_compressed(ones((5, 4)), 5)' \
   'svd_compressed(ones((5, 4)), 2, iterator="QR")' 'svd_compressed(ones((5, 4)), 2, n_power_iter=-1)' \
   'pinv(ones((2, 2)), rcond="x")' 'cholesky(-eye(3))' 'cholesky(ones((2, 3)))' \
-  'cholesky(ones((9000, 9000)))' 'solve_triangular(eye(3), ones(4))' 'solve_triangular(ones((3, 2)), ones(3))'
+  'cholesky(ones((9000, 9000)))' 'solve_triangular(eye(3), ones(4))' 'solve_triangular(ones((3, 2)), ones(3))' \
+  'det(ones((2, 3)))' 'det(ones(3))' 'slogdet(ones((9000, 9000)))' 'lu(ones((3, 4)))'
 finish
