@@ -26,7 +26,40 @@ static void line_stat(double *p, int64_t s, int64_t len, int what, double q) {
   p[0] = tsr_q_sorted(p, s, tsr_q_count(p, s, len), q, what);
 }
 
+/* (value, position) pairs: the order of cmp_nan_last, then the position (a
+ * stable sort's order, with a total order qsort needs no stability for). */
+typedef struct pos_value {
+  double v, at;
+} pos_value;
+static int cmp_pos_value(const void *pa, const void *pb) {
+  const pos_value *a = pa, *b = pb;
+  int c = cmp_nan_last(&a->v, &b->v);
+  return c ? c : a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* argsort: each line's positions in the order of its values. */
+static int arg_sort(int64_t outer, int64_t len, int64_t inner, double *a) {
+  int fail = 0;
+#pragma omp parallel reduction(| : fail)
+  {
+    pos_value *line = malloc(sizeof(pos_value) * (size_t)len);
+    fail = !line;
+#pragma omp for collapse(2) schedule(dynamic, 16)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < inner; i++) {
+        if (!line) continue;
+        double *p = a + o * len * inner + i;
+        for (int64_t l = 0; l < len; l++) line[l] = (pos_value){p[l * inner], (double)l};
+        qsort(line, (size_t)len, sizeof *line, cmp_pos_value);
+        for (int64_t l = 0; l < len; l++) p[l * inner] = line[l].at;
+      }
+    free(line);
+  }
+  return fail ? TSR_ERROR(TSR_ERR_MEMORY, "out of memory sorting lines") : TSR_OK;
+}
+
 int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {
+  if (what == TSR_SORT_ARG) return arg_sort(outer, len, inner, a);
   int fail = 0;
 #pragma omp parallel reduction(| : fail)
   {

@@ -744,7 +744,8 @@ static int take(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_
  * order (k < 0: the |k| smallest, ascending), NaN counted largest as in
  * NumPy's sorts; one chunk of |k| along axis. Through sort (the axis
  * rechunked to one chunk), then a slice. */
-static int topk(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_node **out) {
+static int topk(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, int arg,
+                tsr_node **out) {
   long long k, ax = -1;
   int axis;
   TSR_CHECK(tsr_arg_int(c, a, 1, "k", &k));
@@ -757,7 +758,7 @@ static int topk(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, tsr_
                          "topk: k must be 1 to %lld or -1 to -%lld, got %lld", (long long)n,
                          (long long)n, k);
   tsr_node *s;
-  TSR_CHECK(fail(c, call, tsr_node_sort(x, axis, TSR_SORT_ONLY, 0.0, &s)));
+  TSR_CHECK(fail(c, call, tsr_node_sort(x, axis, arg ? TSR_SORT_ARG : TSR_SORT_ONLY, 0.0, &s)));
   return fail(c, call,
               k > 0 ? take_range(s, axis, n - 1, -1, m, out) : take_range(s, axis, 0, 1, m, out));
 }
@@ -874,7 +875,8 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
       TSR_CHECK(take(c, call, x, a, &r));
       break;
     case JOIN_TOPK:
-      TSR_CHECK(topk(c, call, x, a, &r));
+    case JOIN_ARGTOPK:
+      TSR_CHECK(topk(c, call, x, a, def->code == JOIN_ARGTOPK, &r));
       break;
     default:
       return tsr_ctx_error(c, call, TSR_ERR_INTERNAL, "unknown join function %s", def->name);

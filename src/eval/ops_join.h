@@ -31,7 +31,8 @@ typedef enum {
   JOIN_REPEAT,
   JOIN_BROADCAST_TO,
   JOIN_TAKE,
-  JOIN_TOPK
+  JOIN_TOPK,
+  JOIN_ARGTOPK
 } tsr_join_kind;
 
 /* x[idx] along axis for n valid (non-negative) indices: dask's take, each

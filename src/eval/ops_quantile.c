@@ -12,6 +12,7 @@
 #include "eval/ops_quantile.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "kernel/quantile.h"
 #include "util/error.h"
@@ -32,7 +33,6 @@ typedef struct sorted {
 
 int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
-  (void)def;
   tsr_node *x, *n;
   int axis = -1;
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
@@ -44,7 +44,17 @@ int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
   } else {
     axis = x->grid.ndim - 1;
   }
-  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(x, axis, TSR_SORT_ONLY, 0.0, &n)));
+  if (def->code && a->given[2] && a->v[2].kind != V_NONE) { /* argsort's kind= */
+    const char *kind;
+    TSR_CHECK(tsr_arg_string(c, a, 2, "kind", &kind));
+    if (strcmp(kind, "quicksort") && strcmp(kind, "mergesort") && strcmp(kind, "heapsort") &&
+        strcmp(kind, "stable"))
+      return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE,
+                           "sort kind must be one of 'quick', 'heap', or 'stable' (got '%s')",
+                           kind);
+  }
+  TSR_CHECK(tsr_ctx_relocate(
+      c, call, tsr_node_sort(x, axis, def->code ? TSR_SORT_ARG : TSR_SORT_ONLY, 0.0, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }

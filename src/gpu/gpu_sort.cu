@@ -8,6 +8,8 @@
  * values apart from -0.0 == 0.0, so the result does not depend on timing.
  * The nan-statistics then read each sorted line with the shared
  * kernel/quantile.h, one thread per line.
+ * argsort (TSR_SORT_ARG) sorts (line, value, position) triples the same way
+ * and puts the positions back.
  * Everything runs on the calling thread's stream and is complete on return.
  */
 #include <cuda_runtime.h>
@@ -101,8 +103,57 @@ static int sort_any(long long outer, long long len, long long inner, double *a) 
   return sort_lines(outer, len, inner, a);
 }
 
+/* argsort: (line, value, position) triples sorted by line, value (NaN
+ * last) and position: a total order, so the result is a stable sort's
+ * whatever thrust's algorithm; the positions go back in place of the
+ * values. */
+struct line_value_pos {
+  __host__ __device__ bool operator()(const thrust::tuple<long long, double, double> &x,
+                                      const thrust::tuple<long long, double, double> &y) const {
+    long long lx = thrust::get<0>(x), ly = thrust::get<0>(y);
+    if (lx != ly) return lx < ly;
+    double vx = thrust::get<1>(x), vy = thrust::get<1>(y);
+    if (nan_last()(vx, vy)) return true;
+    if (nan_last()(vy, vx)) return false;
+    return thrust::get<2>(x) < thrust::get<2>(y);
+  }
+};
+
+__global__ static void positions_kernel(long long n, long long len, double *pos) {
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+       k += (long long)gridDim.x * blockDim.x)
+    pos[k] = (double)(k % len);
+}
+
+static int arg_sort(long long outer, long long len, long long inner, double *a) {
+  long long n = outer * len * inner;
+  double *v = NULL, *pos = NULL;
+  long long *ids = NULL;
+  cudaError_t e = cudaMalloc((void **)&v, sizeof(double) * (size_t)n);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&pos, sizeof(double) * (size_t)n);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&ids, sizeof(long long) * (size_t)n);
+  if (e != cudaSuccess) {
+    if (v) cudaFree(v);
+    if (pos) cudaFree(pos);
+    return TSR_ERROR(TSR_ERR_MEMORY, "GPU out of memory for an argsort: %s", cudaGetErrorString(e));
+  }
+  unsigned grid = tsr_gpu_grid_for(n, THREADS);
+  move_kernel<<<grid, THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, v, ids, 1);
+  positions_kernel<<<grid, THREADS, 0, cudaStreamPerThread>>>(n, len, pos);
+  auto zip = thrust::make_zip_iterator(thrust::make_tuple(ids, v, pos));
+  thrust::sort(thrust::cuda::par.on(cudaStreamPerThread), zip, zip + n, line_value_pos());
+  move_kernel<<<grid, THREADS, 0, cudaStreamPerThread>>>(outer, len, inner, a, pos, ids, 0);
+  int st = tsr_gpu_finish("argsort");
+  cudaFree(v);
+  cudaFree(pos);
+  cudaFree(ids);
+  return st;
+}
+
 int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q) {
   try {
+    if (what == TSR_SORT_ARG)
+      return arg_sort((long long)outer, (long long)len, (long long)inner, a);
     int st = sort_any((long long)outer, (long long)len, (long long)inner, a);
     if (st != TSR_OK || what == TSR_SORT_ONLY) return st;
     long long lines = (long long)(outer * inner);

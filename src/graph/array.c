@@ -15,6 +15,7 @@
 #include "kernel/dtype.h"
 #include "kernel/dtype_names.h"
 #include "kernel/hist.h"
+#include "kernel/quantile.h"
 #include "util/error.h"
 
 /* Every node of the job, newest first, and an index of them by hash for
@@ -484,20 +485,18 @@ int tsr_node_sort(tsr_node *x, int axis, int what, double q, tsr_node **out) {
     tsr_axis_sel sel[1] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
     TSR_CHECK(tsr_node_select(x, sel, 1, &x));
   }
-  proto_init(&p, N_SORT, what, x->dtype);
+  tsr_dtype dt = what == TSR_SORT_ARG ? TSR_I64 : x->dtype;
+  proto_init(&p, N_SORT, what, dt);
   if (axis < 0 && x->grid.ndim == 1) axis = 0;
   p.axis = axis;
   p.a = q;
   int64_t len = tsr_node_size(x), one = 1;
   if (len == 0) { /* nothing to sort: x (flattened) itself */
-    if (axis >= 0) {
-      *out = x;
-      return TSR_OK;
-    }
+    if (axis >= 0) return dt == x->dtype ? (*out = x, TSR_OK) : tsr_node_astype(x, dt, out);
     tsr_grid g;
     int64_t zero = 0;
     TSR_CHECK(tsr_grid_init_regular(&g, 1, &zero, &one));
-    int st = tsr_node_full(0.0, &g, x->dtype, out);
+    int st = tsr_node_full(0.0, &g, dt, out);
     tsr_grid_free(&g);
     return st;
   }

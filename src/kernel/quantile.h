@@ -18,8 +18,10 @@
 
 /* What the sort op leaves at the start of each line besides the sort
  * (NANTAKE: the value at index (n - 1) q itself, for an integer q, which
- * NumPy takes without interpolating: no inf - inf). */
-enum { TSR_SORT_ONLY, TSR_SORT_NANQUANTILE, TSR_SORT_NANMEDIAN, TSR_SORT_NANTAKE };
+ * NumPy takes without interpolating: no inf - inf; ARG: argsort, each value
+ * replaced by its position in the line before the sort, equal values in
+ * their order). */
+enum { TSR_SORT_ONLY, TSR_SORT_NANQUANTILE, TSR_SORT_NANMEDIAN, TSR_SORT_NANTAKE, TSR_SORT_ARG };
 
 /* The value k of a line of stride s. */
 #define TSR_Q_AT(v, s, k) ((v)[(int64_t)(k) * (s)])

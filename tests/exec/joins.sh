@@ -3,7 +3,7 @@
 # column_stack, block, append, roll, rot90, tile, pad, repeat,
 # broadcast_to, take and list indices, diag, outer, kron, digitize,
 # array/asarray/from_array of nested lists,
-# searchsorted, topk (and, within rounding, inner, vdot, norm, einsum and
+# searchsorted, topk, argtopk, argsort (kind="stable": every argsort is) (and, within rounding, inner, vdot, norm, einsum and
 # tensordot) against NumPy: every value of a job's results file bitwise
 # NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks; their chunks against dask.array's own
@@ -129,6 +129,13 @@ L2|array([1.5, True, 2])|np.array([1.5, True, 2])
 L3|array([[True], [False]])|np.array([[True], [False]])
 L4|asarray([1, 2, 3], dtype="int8") * v[:3].astype("int8")|np.asarray([1, 2, 3], dtype=np.int8) * v[:3].astype(np.int8)
 L5|from_array([[1.0, 2.0, 3.0], [4, 5, 6]], chunks=(1, 2)) + m[:2, :3]|np.array([[1.0, 2.0, 3.0], [4, 5, 6]]) + m[:2, :3]
+as1|argsort(m * 7 % 5)|np.argsort(m * 7 % 5, kind="stable")
+as2|argsort(a3 % 7, axis=0)|np.argsort(a3 % 7, axis=0, kind="stable")
+as3|argsort(a3 * -1, axis=None)|np.argsort(a3 * -1, axis=None, kind="stable")
+as4|concatenate([v, v[:2] / 0.0 - v[:2], v[:0]]).argsort()|np.argsort(np.concatenate([v, v[:2] / 0.0 - v[:2], v[:0]]), kind="stable")
+as5|argsort(v[:0])|np.argsort(v[:0])
+at1|argtopk(m, 2, axis=0)|np.argsort(m, axis=0, kind="stable")[::-1][:2]
+at2|v.argtopk(-3)|np.argsort(v, kind="stable")[:3]
 q1|topk(v, 3)|np.sort(v)[::-1][:3]
 q2|topk(a3 * -1, -2, axis=1)|np.sort(a3 * -1, axis=1)[:, :2]
 q3|m.topk(2, axis=0)|np.sort(m, axis=0)[::-1][:2]
@@ -190,6 +197,8 @@ diag(v)|da.diag(v)
 outer(v, m[0])|da.outer(v, m[0])
 topk(m, 2, axis=0)|da.topk(m, 2, axis=0)
 topk(v, -4)|da.topk(v, -4)
+argtopk(m, 2, axis=0)|da.argtopk(m, 2, axis=0)
+argtopk(v, -4)|da.argtopk(v, -4)
 CASES
 if "$PYNP" -c 'import dask.array' 2>/dev/null; then
   while IFS='|' read -r tex dex; do
