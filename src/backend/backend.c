@@ -328,6 +328,16 @@ int tsr_be_lu(const tsr_backend_ops *be, int64_t n, double *a, int *ipiv, int *s
   return st;
 }
 
+int tsr_be_compress(const tsr_backend_ops *be, int64_t rows, int64_t len, const double *x,
+                    const double *m, int64_t count, double *out) {
+  BE_NEED(be, compress);
+  if (rows <= 0 || len <= 0 || count <= 0) return TSR_OK;
+  double t0 = DENSE_T0;
+  int st = be->compress(rows, len, x, m, count, out);
+  dense_done("compress", t0);
+  return st;
+}
+
 int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
                             double *a) {
   BE_NEED(be, trsm_upper_right);

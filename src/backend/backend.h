@@ -279,6 +279,12 @@ typedef struct tsr_backend_ops {
    * packed in a, ipiv (host memory, n values) its 1-based row swaps;
    * *singular set when a pivot is exactly zero (the factors still made). */
   int (*lu)(int64_t n, double *a, int *ipiv, int *singular);
+  /* Compress (exec/compress.c): the rows of x (rows x len, row-major, in
+   * backend memory) where m (rows values, backend memory) is nonzero (NaN
+   * too), in order, into out (count x len, backend memory; count the
+   * number of them, known to the caller). */
+  int (*compress)(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
+                  double *out);
 } tsr_backend_ops;
 
 /* ---- the registry (registry.c) ----------------------------------------- */
@@ -372,6 +378,8 @@ int tsr_be_has_gram(const tsr_backend_ops *be);
 int tsr_be_gram(const tsr_backend_ops *be, int64_t m, int64_t n, const double *a, double *g);
 int tsr_be_cholesky(const tsr_backend_ops *be, int64_t n, double *a, int *ok);
 int tsr_be_lu(const tsr_backend_ops *be, int64_t n, double *a, int *ipiv, int *singular);
+int tsr_be_compress(const tsr_backend_ops *be, int64_t rows, int64_t len, const double *x,
+                    const double *m, int64_t count, double *out);
 int tsr_be_trsm_upper_right(const tsr_backend_ops *be, int64_t m, int64_t n, const double *r,
                             double *a);
 int tsr_be_glm_pass(const tsr_backend_ops *be, const tsr_glm_pass *pass);

@@ -31,6 +31,9 @@ int tsr_cpu_scan_carry(int64_t outer, int64_t len, int64_t inner, double *a, int
                        const double *carry, int dtype);
 /* Sorting lines (cpu_sort.c). */
 int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
+/* The rows of x where m is nonzero (cpu_sort.c). */
+int tsr_cpu_compress(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
+                     double *out);
 /* A histogram of samples (cpu_sort.c: kernel/hist.h's host loop). */
 int tsr_cpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
 /* The GLM data pass (cpu_glm.c). */

@@ -426,4 +426,5 @@ const tsr_backend_ops tsr_cpu_backend = {
     .sort = tsr_cpu_sort,
     .hist = tsr_cpu_hist,
     .lu = tsr_cpu_lu,
+    .compress = tsr_cpu_compress,
 };

@@ -6,6 +6,7 @@
  * them: the shared binning loop of kernel/hist.h over the samples in order.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu/cpu.h"
 #include "kernel/quantile.h"
@@ -87,5 +88,21 @@ int tsr_cpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what,
 
 int tsr_cpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out) {
   tsr_hist_add(h, x, n, w, out);
+  return TSR_OK;
+}
+
+int tsr_cpu_compress(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
+                     double *out) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    if (m[i] == 0) continue;
+    if (k == count)
+      return TSR_ERROR(TSR_ERR_INTERNAL, "a mask with more than %lld rows", (long long)count);
+    memcpy(out + k * len, x + i * len, sizeof(double) * (size_t)len);
+    k++;
+  }
+  if (k != count)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a mask with %lld rows, %lld counted", (long long)k,
+                     (long long)count);
   return TSR_OK;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "eval/ops_join.h"
+#include "eval/ops_mask.h"
 #include "kernel/dtype_names.h"
 #include "kernel/ew_scalar.h"
 #include "lang/modules.h"
@@ -341,9 +342,10 @@ static int list_index(tsr_interp *ip, const ast_node *it, int64_t len, int axis,
     tsr_value v;
     TSR_CHECK(tsr_interp_expr(ip, it->items[k], &v));
     if (v.kind != V_INT)
-      return tsr_ctx_error(&ip->ctx, it->items[k], TSR_ERR_INDEX,
-                           "a list index holds integers, got %s%s", tsr_value_type_name(&v),
-                           v.kind == V_BOOL ? " (boolean masks are not supported yet)" : "");
+      return tsr_ctx_error(
+          &ip->ctx, it->items[k], TSR_ERR_INDEX, "a list index holds integers, got %s%s",
+          tsr_value_type_name(&v),
+          v.kind == V_BOOL ? " (a boolean mask is an array: x[array([...])] or x[x > 0])" : "");
     if (v.i < -len || v.i >= len)
       return tsr_ctx_error(&ip->ctx, it->items[k], TSR_ERR_INDEX,
                            "index %lld is out of bounds for axis %d with size %lld", v.i, axis,
@@ -370,6 +372,23 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
   if (base.kind != V_ARRAY)
     return tsr_ctx_error(&ip->ctx, e->left, TSR_ERR_TYPE, "%s cannot be indexed",
                          tsr_value_type_name(&base));
+  /* one item that is an array: a boolean mask (evaluated once: its random
+   * streams are drawn once) */
+  tsr_value one = {0};
+  int have_one = 0;
+  if (e->nitems == 1 && e->items[0]->kind != AST_SLICE && e->items[0]->kind != AST_NONE &&
+      e->items[0]->kind != AST_ELLIPSIS && e->items[0]->kind != AST_TUPLE) {
+    TSR_CHECK(tsr_interp_expr(ip, e->items[0], &one));
+    have_one = 1;
+    if (one.kind == V_ARRAY && one.arr->dtype == TSR_BOOL) {
+      tsr_node *n;
+      TSR_CHECK(tsr_mask_select(&ip->ctx, e, base.arr, one.arr, &n));
+      memset(out, 0, sizeof *out);
+      out->kind = V_ARRAY;
+      out->arr = n;
+      return TSR_OK;
+    }
+  }
   const tsr_node *x = base.arr;
   tsr_axis_sel sel[TSR_MAXDIM * 2];
   int nsel = 0, axis = 0, outdim = 0, used = 0, ellipses = 0;
@@ -426,9 +445,9 @@ static int eval_index(tsr_interp *ip, const ast_node *e, tsr_value *out) {
       sel[nsel++] = s;
       outdim++;
     } else {
-      tsr_value v;
+      tsr_value v = one;
       int64_t i = 0;
-      TSR_CHECK(tsr_interp_expr(ip, it, &v));
+      if (!have_one) TSR_CHECK(tsr_interp_expr(ip, it, &v));
       TSR_CHECK(index_int(ip, it, &v, &i));
       if (i < -len || i >= len)
         return tsr_ctx_error(&ip->ctx, it, TSR_ERR_INDEX,

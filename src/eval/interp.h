@@ -2,7 +2,9 @@
  * interp.h - the interpreter: walks the syntax tree, binding names to values
  * and building the lazy array DAG. It computes nothing itself; the session
  * (job/session.c) decides what to compute once the whole job has been read, so
- * every user error in the job is found before any heavy work starts.
+ * every user error in the job is found before any heavy work starts. The one
+ * exception: a boolean mask's counts, which the shapes of the rest depend on,
+ * are computed when the mask is met (tsr_ctx's compute_now, eval/ops_mask.c).
  */
 #ifndef TSR_INTERP_H
 #define TSR_INTERP_H

@@ -25,6 +25,7 @@
 #include "eval/ops_linalg.h"
 #include "eval/ops_glm.h"
 #include "eval/ops_hist.h"
+#include "eval/ops_mask.h"
 #include "eval/ops_param.h"
 
 /* One line per operation, as readers and tests/cli/cli_basics.sh expect. */
@@ -132,7 +133,7 @@ const tsr_op_def tsr_ops[] = {
     {"around", OPK_ELEMENTWISE, 0, {"a", "decimals", NULL}, 2, 1, 0, tsr_b_round,
      "around(a, decimals=0): round(a, decimals)", NULL, SEC_KIND},
     {"where", OPK_ELEMENTWISE, 0, {"condition", "x", "y", NULL}, 3, 1, 0, tsr_b_where,
-     "where(condition, x, y): x where condition is true, else y (broadcast; x's and y's types promoted)", NULL, SEC_KIND},
+     "where(condition, x, y): x where condition is true, else y (broadcast; x's and y's types promoted); where(condition): nonzero(condition)", NULL, SEC_KIND},
     {"isclose", OPK_ELEMENTWISE, 0, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
      "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): |a - b| <= atol + rtol * |b| (bool)", NULL, SEC_KIND},
     {"allclose", OPK_REDUCTION, 1, {"a", "b", "rtol", "atol", "equal_nan", NULL}, 5, 2, 0, tsr_b_isclose,
@@ -172,6 +173,22 @@ const tsr_op_def tsr_ops[] = {
      "argtopk(a, k, axis=-1), x.argtopk(k, axis): the indices of the k largest along axis, largest first (k < 0: of the |k| smallest, smallest first), as dask's, int64; NaN counts largest", NULL, SEC_SCAN},
     {"topk", OPK_ARRAY, JOIN_TOPK, {"a", "k", "axis", NULL}, 3, 2, 1, tsr_b_join,
      "topk(a, k, axis=-1), x.topk(k, axis): the k largest along axis, largest first (k < 0: the |k| smallest, smallest first), as dask; NaN counts largest", NULL, SEC_SCAN},
+    {"nonzero", OPK_ARRAY, 0, {"a", NULL}, 1, 1, 1, tsr_b_nonzero,
+     "nonzero(a), a.nonzero(): a tuple of the indices (int64) of a's nonzero elements along each axis, C order; their length is computed while the job is read", NULL, SEC_ARRAY},
+    {"flatnonzero", OPK_ARRAY, 1, {"a", NULL}, 1, 1, 0, tsr_b_nonzero,
+     "flatnonzero(a): the indices (int64) of the nonzero elements of a raveled", NULL, SEC_ARRAY},
+    {"argwhere", OPK_ARRAY, 2, {"a", NULL}, 1, 1, 0, tsr_b_nonzero,
+     "argwhere(a): the indices of a's nonzero elements as rows (N, a.ndim), int64", NULL, SEC_ARRAY},
+    {"compress", OPK_ARRAY, 0, {"condition", "a", "axis", NULL}, 3, 2, 0, tsr_b_compress,
+     "compress(condition, a, axis=None): the slices of a along axis (None: raveled) where the 1-d condition is true (beyond its length: false)", NULL, SEC_ARRAY},
+    {"extract", OPK_ARRAY, 1, {"condition", "arr", NULL}, 2, 2, 0, tsr_b_compress,
+     "extract(condition, arr): the elements of arr raveled where condition (of arr's size) is true", NULL, SEC_ARRAY},
+    {"unique", OPK_ARRAY, 0, {"ar", "return_index", "return_inverse", "return_counts", "axis", NULL}, 5, 1, 0, tsr_b_unique,
+     "unique(ar, return_index=False, return_inverse=False, return_counts=False): the sorted distinct values of ar raveled (one NaN), and the index of each one's first occurrence and their counts (int64) as NumPy's; no return_inverse or axis=, as dask's", NULL, SEC_ARRAY},
+    {"union1d", OPK_ARRAY, 1, {"ar1", "ar2", NULL}, 2, 2, 0, tsr_b_unique,
+     "union1d(ar1, ar2): the sorted distinct values of both, raveled", NULL, SEC_ARRAY},
+    {"intersect1d", OPK_ARRAY, 2, {"ar1", "ar2", "assume_unique", NULL}, 3, 2, 0, tsr_b_unique,
+     "intersect1d(ar1, ar2, assume_unique=False): the sorted distinct values in both, raveled", NULL, SEC_ARRAY},
     {"histogram", OPK_ARRAY, 0, {"a", "bins", "range", "weights", "density", NULL}, 5, 1, 0, tsr_b_histogram,
      "hist, bin_edges = histogram(a, bins=10, range=None, weights=None, density=None): counts (int64; the weights' dtype with weights=) of a's values in bins equal over range=(lo, hi) or between explicit edges (a list), as NumPy; an integer bins needs range= (dask's rule); each chunk binned on its owner, the chunks' counts added in order", NULL, SEC_REDUCTION},
     {"histogram2d", OPK_ARRAY, 2, {"x", "y", "bins", "range", "weights", "density", NULL}, 6, 2, 0, tsr_b_histogram,

@@ -37,28 +37,8 @@ static int new_node(int op, tsr_node *x, tsr_node *y, double param, int ndim, co
  * transpose is one transpose, and the identity x itself. */
 static int transpose_node(tsr_ctx *c, const ast_node *at, tsr_node *x, const int *perm,
                           tsr_value *out) {
-  int nd = x->grid.ndim, p[TSR_MAXDIM], id = 1;
-  for (int i = 0; i < nd; i++) p[i] = perm[i];
-  if (x->kind == N_LINALG && x->op == LA_TRANSPOSE) { /* x = y's axes in the order q */
-    int q[TSR_MAXDIM];
-    tsr_perm_of(x->a, nd, q);
-    for (int i = 0; i < nd; i++) p[i] = q[perm[i]];
-    x = x->in[0];
-  }
-  for (int i = 0; i < nd; i++) id &= p[i] == i;
-  if (id) {
-    tsr_set_array(out, x);
-    return TSR_OK;
-  }
-  const tsr_grid *g = &x->grid;
-  int64_t shape[TSR_MAXDIM], n[TSR_MAXDIM];
-  const int64_t *sizes[TSR_MAXDIM];
-  for (int i = 0; i < nd; i++)
-    shape[i] = g->shape[p[i]], n[i] = g->nchunks[p[i]], sizes[i] = g->sizes[p[i]];
   tsr_node *t;
-  TSR_CHECK(tsr_ctx_relocate(
-      c, at,
-      new_node(LA_TRANSPOSE, x, NULL, tsr_perm_code(nd, p), nd, shape, sizes, n, x->dtype, &t)));
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_transpose(x, perm, &t)));
   tsr_set_array(out, t);
   return TSR_OK;
 }

@@ -6,6 +6,8 @@
  */
 #include "eval/ops_logic.h"
 
+#include "eval/ops_mask.h"
+
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -23,10 +25,14 @@ static int given(const tsr_args *a, int i) { return a->given[i] && a->v[i].kind 
 int tsr_b_where(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                 tsr_value *out) {
   (void)def;
+  if (!a->given[1] && !a->given[2]) { /* NumPy's nonzero(condition) */
+    tsr_node *cond;
+    TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_BOOL, &cond));
+    return tsr_mask_where(c, call, cond, out);
+  }
   if (!a->given[1] || !a->given[2])
     return tsr_ctx_error(c, call, TSR_ERR_VALUE,
-                         "where(condition) with one argument (nonzero) is not supported: give "
-                         "where(condition, x, y)");
+                         "either both or neither of x and y should be given");
   const tsr_value *x = &a->v[1], *y = &a->v[2];
   tsr_dtype like = x->kind == V_ARRAY   ? x->arr->dtype
                    : y->kind == V_ARRAY ? y->arr->dtype

@@ -188,6 +188,8 @@ static void held_name(const tsr_node *n, char *buf, size_t len) {
     snprintf(buf, len, "a reshape");
   else if (n->kind == N_CONCAT)
     snprintf(buf, len, "a concatenation");
+  else if (n->kind == N_COMPRESS)
+    snprintf(buf, len, "a boolean mask's selection");
   else
     snprintf(buf, len, "%s", la[n->op]);
   size_t used = strlen(buf);
@@ -280,7 +282,7 @@ int tsr_exec_check_node(tsr_exec *ex, tsr_node *n) {
   int threads;
   if (ex->no_fuse && n->kind == N_REDUCE) return tsr_nofuse_threads(ex, n->in[0], &threads);
   if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT || n->kind == N_RESHAPE ||
-      n->kind == N_CONCAT)
+      n->kind == N_CONCAT || n->kind == N_COMPRESS)
     TSR_CHECK(tsr_exec_check_chunk(ex, &n->grid));
   if (n->kind == N_HIST) TSR_CHECK(tsr_exec_check_chunk(ex, &n->in[0]->grid));
   return check_hold(ex, n);

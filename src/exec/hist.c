@@ -24,7 +24,8 @@ typedef struct hist_run {
   int64_t *ids;           /* their chunk ids */
   double **xd, **wd;      /* this rank's staged boxes */
   double *mine;           /* this rank's chunks' bins, in chunk order */
-  double *total;          /* everything, added in chunk order */
+  double *total;          /* everything, added in chunk order (apart: each chunk's) */
+  int apart;              /* n->b == 1: each chunk's bins apart */
 } hist_run;
 
 /* The step's chunks [first, last) of the samples that have elements. */
@@ -72,7 +73,8 @@ static int step_bins(hist_run *r, int64_t m) {
   for (int64_t i = 0; st == TSR_OK && i < m; i++) {
     int q = r->xb[i].rank;
     const double *part = (const double *)(all + base[q]) + at[q]++ * r->slots;
-    for (int64_t b = 0; b < r->slots; b++) r->total[b] += part[b];
+    double *to = r->total + (r->apart ? r->ids[i] * r->slots : 0);
+    for (int64_t b = 0; b < r->slots; b++) to[b] += part[b];
   }
   free(at), free(base), free(all), free(counts);
   return tsr_agree((int)st);
@@ -127,21 +129,28 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
   r.xd = calloc((size_t)k, sizeof(double *));
   r.wd = calloc((size_t)k, sizeof(double *));
   r.mine = calloc((size_t)(k * r.slots), sizeof(double));
-  r.total = calloc((size_t)r.slots, sizeof(double));
+  r.apart = n->b == 1;
+  int64_t chunks = tsr_grid_count(&n->in[0]->grid);
+  r.total = calloc((size_t)(r.apart ? chunks * r.slots : r.slots), sizeof(double));
   int st = r.xb && r.wb && r.ids && r.xd && r.wd && r.mine && r.total
                ? TSR_OK
                : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram of %lld bins",
                            (long long)r.h.nbins);
   st = tsr_agree(st);
   if (st == TSR_OK) st = run_steps(&r, k);
-  if (st == TSR_OK && r.h.axis[0].mode == TSR_HIST_INT && r.total[r.h.nbins] > 0)
+  if (st == TSR_OK && !r.apart && r.h.axis[0].mode == TSR_HIST_INT && r.total[r.h.nbins] > 0)
     st = TSR_ERROR(TSR_ERR_VALUE,
                    "bincount: %.0f value(s) lie outside [0, minlength=%lld) (NumPy would make the "
                    "result longer, or refuse negative values): give a minlength= above the largest "
                    "value",
                    r.total[r.h.nbins], (long long)r.h.nbins);
+  if (st == TSR_OK && r.apart) { /* each chunk's bins, without its outside count */
+    for (int64_t c = 0; c < chunks; c++)
+      for (int64_t b = 0; b < r.h.nbins; b++) r.total[c * r.h.nbins + b] = r.total[c * r.slots + b];
+  }
   if (st == TSR_OK) {
-    for (int64_t b = 0; b < r.h.nbins; b++) r.total[b] = tsr_dtype_cast(r.total[b], n->dtype);
+    for (int64_t b = 0, nv = tsr_node_size(n); b < nv; b++)
+      r.total[b] = tsr_dtype_cast(r.total[b], n->dtype);
     n->value = r.total;
     r.total = NULL;
   }

@@ -310,6 +310,8 @@ static const char *node_label(const tsr_node *n) {
     return "array";
   case N_HIST:
     return "histogram";
+  case N_COMPRESS:
+    return "mask";
   default:
     return "operation";
   }

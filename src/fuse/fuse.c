@@ -257,6 +257,7 @@ static int compile_node(tsr_prog *p, const tsr_node *n, const axis_map *m, int d
   case N_CONCAT:
   case N_VALUES: /* its value is set when it is made (above) */
   case N_HIST:   /* computed first (exec/hist.c), its value replicated */
+  case N_COMPRESS: /* computed first (exec/compress.c), then held or replicated */
     break;
   case N_PERSIST: /* held once computed (above); until then, and with --no-fuse, its input */
     return compile_view(p, n->in[0], m, depth, one_op, reg);

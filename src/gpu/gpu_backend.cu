@@ -193,4 +193,5 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .sort = tsr_gpu_sort,
     .hist = tsr_gpu_hist,
     .lu = tsr_gpu_lu,
+    .compress = tsr_gpu_compress,
 };

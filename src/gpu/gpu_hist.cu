@@ -8,8 +8,13 @@
  * sum of doubles, whose bits depend on the order: the samples and weights
  * are copied to the host and go through the CPU's loop in sample order, the
  * CPU backend's bits (slower, but the same answer on every backend).
+ * The compress op of boolean masks beside it: the kept rows' positions by
+ * thrust::copy_if over the row numbers, then one copy kernel.
  * Everything runs on the calling thread's stream and is complete on return.
  */
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -114,4 +119,45 @@ int tsr_gpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w,
   if (e != cudaSuccess)
     return TSR_ERROR(TSR_ERR_BACKEND, "GPU histogram failed: %s", cudaGetErrorString(e));
   return TSR_OK;
+}
+
+struct nonzero_row {
+  const double *m;
+  __host__ __device__ bool operator()(long long i) const { return m[i] != 0; }
+};
+
+__global__ static void copy_rows(long long count, long long len, const double *x,
+                                 const long long *rows, double *out) {
+  long long n = count * len;
+  for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+       k += (long long)gridDim.x * blockDim.x)
+    out[k] = x[rows[k / len] * len + k % len];
+}
+
+int tsr_gpu_compress(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
+                     double *out) {
+  long long *keep = NULL;
+  cudaError_t e = cudaMalloc((void **)&keep, sizeof(long long) * (size_t)(rows + 1));
+  if (e != cudaSuccess)
+    return TSR_ERROR(TSR_ERR_MEMORY, "GPU out of memory for a mask: %s", cudaGetErrorString(e));
+  long long got = 0;
+  try {
+    thrust::counting_iterator<long long> first(0);
+    long long *end =
+        thrust::copy_if(thrust::cuda::par.on(STREAM), first, first + rows, keep, nonzero_row{m});
+    got = (long long)(end - keep);
+  } catch (const std::exception &x) {
+    cudaFree(keep);
+    return TSR_ERROR(TSR_ERR_BACKEND, "GPU mask failed: %s", x.what());
+  }
+  int st = TSR_OK;
+  if (got != count)
+    st = TSR_ERROR(TSR_ERR_INTERNAL, "a mask with %lld rows, %lld counted", got, (long long)count);
+  if (st == TSR_OK) {
+    copy_rows<<<tsr_gpu_grid_for(count * len, THREADS), THREADS, 0, STREAM>>>(count, len, x, keep,
+                                                                              out);
+    st = tsr_gpu_finish("mask");
+  }
+  cudaFree(keep);
+  return st;
 }

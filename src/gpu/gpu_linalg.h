@@ -49,6 +49,9 @@ int tsr_gpu_scan_box(const tsr_prog *prog, const int64_t *start, const int64_t *
                      int nan);
 /* Sorting lines (gpu_sort.cu). */
 int tsr_gpu_sort(int64_t outer, int64_t len, int64_t inner, double *a, int what, double q);
+/* The rows of x where m is nonzero (gpu_hist.cu). */
+int tsr_gpu_compress(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
+                     double *out);
 /* A histogram of samples (gpu_hist.cu). */
 int tsr_gpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w, double *out);
 /* One data pass of a GLM fit over row blocks (gpu_glm.cu). */

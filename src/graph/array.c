@@ -358,6 +358,29 @@ int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_gr
   return linalg_node(op, x, y, param, NULL, grid, dt, out);
 }
 
+int tsr_node_transpose(tsr_node *x, const int *perm, tsr_node **out) {
+  int nd = x->grid.ndim, p[TSR_MAXDIM], id = 1;
+  for (int i = 0; i < nd; i++) p[i] = perm[i];
+  if (x->kind == N_LINALG && x->op == LA_TRANSPOSE) { /* x = y's axes in the order q */
+    int q[TSR_MAXDIM];
+    tsr_perm_of(x->a, nd, q);
+    for (int i = 0; i < nd; i++) p[i] = q[perm[i]];
+    x = x->in[0];
+  }
+  for (int i = 0; i < nd; i++) id &= p[i] == i;
+  if (id) return *out = x, TSR_OK;
+  const tsr_grid *g = &x->grid;
+  int64_t shape[TSR_MAXDIM], n[TSR_MAXDIM];
+  const int64_t *sizes[TSR_MAXDIM];
+  for (int i = 0; i < nd; i++)
+    shape[i] = g->shape[p[i]], n[i] = g->nchunks[p[i]], sizes[i] = g->sizes[p[i]];
+  tsr_grid tg;
+  TSR_CHECK(tsr_grid_init_lists(&tg, nd, shape, sizes, n));
+  int st = linalg_node(LA_TRANSPOSE, x, NULL, tsr_perm_code(nd, p), NULL, &tg, x->dtype, out);
+  tsr_grid_free(&tg);
+  return st;
+}
+
 int tsr_node_fit(int op, tsr_node *x, tsr_node *y, tsr_fit *fit, const tsr_grid *grid,
                  tsr_node **out) {
   return linalg_node(op, x, y, 0.0, fit, grid, TSR_F64, out);
@@ -394,7 +417,7 @@ const char *tsr_red_name(int kind) {
 
 int tsr_node_kept(const tsr_node *n) {
   if (n->kind == N_PERSIST || n->kind == N_SCAN || n->kind == N_SORT || n->kind == N_RESHAPE ||
-      n->kind == N_CONCAT)
+      n->kind == N_CONCAT || n->kind == N_COMPRESS)
     return 1;
   return n->kind == N_LINALG && (n->op == LA_MATMUL || n->op == LA_QR_Q || n->op == LA_SVD_U);
 }
@@ -627,6 +650,64 @@ int tsr_node_hist(tsr_node *x, tsr_node *w, const double *spec, int64_t len, tsr
   }
   memcpy(p.consts, spec, sizeof(double) * (size_t)len);
   p.nconsts = len;
+  return node_intern(&p, out);
+}
+
+int tsr_node_chunk_counts(tsr_node *m, tsr_node **out) {
+  if (m->grid.ndim != 1)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "chunk counts of a %d-d mask", m->grid.ndim);
+  if (m->dtype != TSR_BOOL) TSR_CHECK(tsr_node_astype(m, TSR_BOOL, &m));
+  double spec[5] = {1, TSR_HIST_INT, 2, 0, 2};
+  tsr_hist h;
+  tsr_hist_parse(spec, 5, &h);
+  int64_t shape[2] = {m->grid.nchunks[0], 2};
+  tsr_node p;
+  proto_init(&p, N_HIST, 0, TSR_I64);
+  p.in[0] = m;
+  p.b = 1;
+  TSR_CHECK(tsr_grid_init_regular(&p.grid, 2, shape, shape));
+  if (!(p.consts = malloc(sizeof spec))) {
+    tsr_grid_free(&p.grid);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  memcpy(p.consts, spec, sizeof spec);
+  p.nconsts = 5;
+  return node_intern(&p, out);
+}
+
+int tsr_node_compress(tsr_node *x, tsr_node *m, const double *counts, tsr_node **out) {
+  const tsr_grid *g = &x->grid;
+  if (m->grid.ndim != 1 || g->ndim < 1 || m->grid.nchunks[0] != g->nchunks[0])
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a mask not on its array's chunks");
+  int64_t nc = g->nchunks[0], kept = 0, total = 0;
+  int64_t *sizes[TSR_MAXDIM], n[TSR_MAXDIM], shape[TSR_MAXDIM];
+  double *from = malloc(sizeof(double) * (size_t)(nc + 1));
+  int64_t *rows = malloc(sizeof(int64_t) * (size_t)(nc + 1));
+  if (!from || !rows) {
+    free(from), free(rows);
+    return TSR_ERROR(TSR_ERR_MEMORY, "out of memory");
+  }
+  for (int64_t c = 0; c < nc; c++)
+    if (counts[2 * c + 1] > 0) {
+      from[kept] = (double)c;
+      rows[kept++] = (int64_t)counts[2 * c + 1];
+      total += (int64_t)counts[2 * c + 1];
+    }
+  for (int a = 0; a < g->ndim; a++)
+    sizes[a] = g->sizes[a], n[a] = g->nchunks[a], shape[a] = g->shape[a];
+  sizes[0] = rows, n[0] = kept, shape[0] = total;
+  tsr_node p;
+  proto_init(&p, N_COMPRESS, 0, x->dtype);
+  p.in[0] = x;
+  p.in[1] = m;
+  int st = tsr_grid_init_lists(&p.grid, g->ndim, shape, (const int64_t *const *)sizes, n);
+  free(rows);
+  if (st != TSR_OK) {
+    free(from);
+    return st;
+  }
+  p.consts = from;
+  p.nconsts = kept;
   return node_intern(&p, out);
 }
 

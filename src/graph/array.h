@@ -38,8 +38,19 @@ typedef enum tsr_node_kind {
   N_RESHAPE, /* in[0]'s chunks relabelled as another shape's (below): held like N_PERSIST */
   N_CONCAT,  /* in[0] then in[1] along an axis (below): computed whole, held like N_PERSIST */
   N_VALUES,  /* values written in the job (array([...])): its value set when made, kept */
-  N_HIST     /* a histogram of in[0] (below): computed whole, its value replicated */
+  N_HIST,    /* a histogram of in[0] (below): computed whole, its value replicated */
+  N_COMPRESS /* the rows of in[0] where in[1] is true (below): computed whole, held */
 } tsr_node_kind;
+
+/* Boolean masks (N_COMPRESS, x[mask] of dask and NumPy): in[0] (R, ...)
+ * and in[1] (R,), a mask with in[0]'s chunks along axis 0; the result is
+ * the rows of in[0] where in[1] is nonzero, in order. Its length along
+ * axis 0 is known only after compute (dask's nan chunks): the job computes
+ * each chunk's count first (tsr_node_chunk_counts: the interpreter asks
+ * for it while it reads the job), and the result's chunks along axis 0 are
+ * those counts, the chunks with none left out; consts[i] is the chunk of
+ * in[0] that the result's chunk i along axis 0 comes from. Computed by
+ * exec/compress.c: each chunk on its owner, held like a persisted one. */
 
 /* Histograms (N_HIST, dask.array's histogram, histogramdd and bincount):
  * the counts of in[0]'s samples in the bins of consts (the spec of
@@ -49,7 +60,9 @@ typedef enum tsr_node_kind {
  * sample, in[1] (N,). The result has the axes' bin counts as its shape,
  * one chunk. Computed by exec/hist.c before the programs that read it:
  * each chunk of in[0] on its owner, the chunks' counts added in chunk
- * order (the same bits for any rank count). */
+ * order (the same bits for any rank count). With b = 1 the bins of each
+ * chunk are kept apart instead: the result is (in[0]'s chunks, bins), one
+ * chunk (tsr_node_chunk_counts). */
 
 /* Reshapes (N_RESHAPE, dask.array's reshape): in[0] is the input
  * rechunked by dask's reshape_rechunk, so that its chunk c (C order of the
@@ -186,6 +199,11 @@ static inline void tsr_diag_of(double code, long long *offset, int *axis1, int *
   *offset = (c - low) / 16, *axis1 = (int)(low / 4), *axis2 = (int)(low % 4);
 }
 
+/* x with its axes in the order perm (output axis i is x's axis perm[i]):
+ * a view (N_LINALG, LA_TRANSPOSE) on x's chunks permuted; a transpose of a
+ * transpose is one, and the identity x itself. */
+int tsr_node_transpose(tsr_node *x, const int *perm, tsr_node **out);
+
 /* A linear-algebra result (kind N_LINALG) of x (and y for matmul) on grid. */
 int tsr_node_linalg(int op, tsr_node *x, tsr_node *y, double param, const tsr_grid *grid,
                     tsr_dtype dt, tsr_node **out);
@@ -235,6 +253,14 @@ int tsr_node_concat(tsr_node *x, tsr_node *y, int axis, tsr_node **out);
  * bins of spec (len doubles, kernel/hist.h; copied), of dtype dt. */
 int tsr_node_hist(tsr_node *x, tsr_node *w, const double *spec, int64_t len, tsr_dtype dt,
                   tsr_node **out);
+
+/* The count of nonzero values of each chunk of the 1-d m: an N_HIST of m
+ * as bool, its chunks apart; value (nchunks, 2): [c, 1] is chunk c's. */
+int tsr_node_chunk_counts(tsr_node *m, tsr_node **out);
+/* The rows of x (R, ...) where m (R,) is nonzero (see N_COMPRESS), m on
+ * x's chunks of axis 0 already, counts the value of
+ * tsr_node_chunk_counts(m). */
+int tsr_node_compress(tsr_node *x, tsr_node *m, const double *counts, tsr_node **out);
 
 /* persist(x): x's values on x's grid, held once computed (kind N_PERSIST);
  * label names it in errors. */

@@ -6,6 +6,7 @@
  */
 #include "job/compute.h"
 
+#include "exec/compress.h"
 #include "exec/concat.h"
 #include "exec/hist.h"
 #include "exec/scan.h"
@@ -33,6 +34,7 @@ static int compute_dependencies(tsr_exec *ex, tsr_node *n) {
   if (n->kind == N_SORT) return tsr_exec_sort(ex, n);
   if (n->kind == N_RESHAPE) return tsr_exec_reshape(ex, n);
   if (n->kind == N_HIST) return tsr_exec_hist(ex, n);
+  if (n->kind == N_COMPRESS) return tsr_exec_compress(ex, n);
   return TSR_OK;
 }
 

@@ -365,11 +365,38 @@ static int plan_and_compute(tsr_exec *ex, struct tsr_interp *ip, timings *t) {
   return TSR_OK;
 }
 
+/* What the job may compute while it is read (tsr_ctx's compute_now): the
+ * executor, set up on the first such computation instead of after the
+ * reading. */
+typedef struct eager_job {
+  const tsr_options *opt;
+  tsr_exec *ex;
+  int ready;
+} eager_job;
+
+/* The executor, unless the reading of the job has set it up already. */
+static int setup_once(eager_job *j) {
+  if (j->ready) return TSR_OK;
+  TSR_CHECK(tsr_job_setup(j->opt, j->ex));
+  j->ready = 1;
+  return TSR_OK;
+}
+
+static int compute_now(void *job, tsr_node *n) {
+  eager_job *j = job;
+  TSR_CHECK(setup_once(j));
+  TSR_CHECK(tsr_job_check(j->ex, n));
+  return tsr_job_prepare(j->ex, n);
+}
+
 /* Interprets prog with opt's --set values into ip (initialized here; the
- * caller frees it): every --set must have been taken by a param(). */
+ * caller frees it): every --set must have been taken by a param(). With
+ * job, the job may compute while it is read (compute_now). */
 static int interpret(const tsr_options *opt, const tsr_source *src, const ast_program *prog,
-                     struct tsr_interp *ip) {
+                     struct tsr_interp *ip, eager_job *job) {
   tsr_job_interp_init(ip, src, opt->seed);
+  ip->ctx.compute_now = job ? compute_now : NULL;
+  ip->ctx.job = job;
   unsigned char *used = calloc((size_t)opt->nsets + 1, 1);
   ip->ctx.sets = opt->sets;
   ip->ctx.nsets = used ? opt->nsets : 0;
@@ -389,10 +416,11 @@ int tsr_run_job(const tsr_options *opt, const char *name, const char *text, FILE
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
   tsr_exec ex;
-  int st = interpret(opt, &src, &prog, &ip), discard = 0;
+  eager_job job = {opt, &ex, 0};
+  int st = interpret(opt, &src, &prog, &ip, &job), discard = 0;
   t.parse = tsr_comm_time() - t0;
   double parsed = tsr_trace_now();
-  if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
+  if (st == TSR_OK) st = setup_once(&job);
   if (st == TSR_OK) st = check_targets(opt, name, &discard);
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
   t.plan = tsr_comm_time() - t0 - t.parse;
@@ -435,7 +463,7 @@ int tsr_job_params(const tsr_options *opt, const char *name, const char *text, c
   ast_program prog;
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
-  int st = interpret(opt, &src, &prog, &ip);
+  int st = interpret(opt, &src, &prog, &ip, NULL);
   if (st == TSR_OK && tsr_save_count() > 0)
     st = TSR_ERROR(TSR_ERR_VALUE,
                    "%s: save() in a sweep would write the same file in every trial: the "
@@ -455,7 +483,7 @@ int tsr_job_fits(const tsr_options *opt, const char *name, const char *text,
   ast_program prog;
   TSR_CHECK(tsr_parse_program(&src, &prog));
   struct tsr_interp ip;
-  int st = interpret(opt, &src, &prog, &ip);
+  int st = interpret(opt, &src, &prog, &ip, NULL);
   if (st == TSR_OK) st = tsr_nodes_list_fits(path);
   tsr_interp_free(&ip);
   tsr_ast_program_free(&prog);
@@ -493,6 +521,9 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
   tsr_job_interp_init(&ip, &src, opt->seed);
   tsr_value v;
   tsr_exec ex;
+  eager_job job = {opt, &ex, 0};
+  ip.ctx.compute_now = compute_now;
+  ip.ctx.job = &job;
   int st = tsr_interp_expr(&ip, e, &v);
   if (st == TSR_OK && tsr_save_count() > 0)
     st = tsr_source_error(&src, e->line, e->col, TSR_ERR_VALUE,
@@ -504,7 +535,7 @@ int tsr_eval(const tsr_options *opt, const char *expr, FILE *out) {
         (long long)tsr_node_size(v.arr), (long long)SMALL_ELEMS);
   double parsed = tsr_trace_now();
   t.parse = tsr_comm_time() - t0;
-  if (st == TSR_OK) st = tsr_job_setup(opt, &ex);
+  if (st == TSR_OK) st = setup_once(&job);
   if (st == TSR_OK) st = check_value(&ex, &v);
   t.plan = tsr_comm_time() - t0 - t.parse; /* set-up included, as tsr_run_job's */
   if (st == TSR_OK) st = trace_begin(opt, &mark, parsed);
