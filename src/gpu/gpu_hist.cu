@@ -1,8 +1,9 @@
 /*
  * gpu_hist.cu - the CUDA backend's histogram op (backend.h: hist). Counts
  * are integers, so their sums do not depend on the order of the adds: each
- * CTA counts its share of the samples in shared memory (global memory for
- * more than SHARED_BINS bins) with atomic adds, then adds its counts to the
+ * CTA counts its share of the samples in shared memory, a copy of the bins
+ * per warp (global memory for more bins than SHARED_BYTES holds once) with
+ * atomic adds, then adds its counts to the
  * chunk's 64-bit ones, and the host adds those to out. The bins come from
  * the shared kernel/hist.h, the CPU's binning. A weighted histogram is a
  * sum of doubles, whose bits depend on the order: the samples and weights
@@ -29,16 +30,23 @@ extern "C" {
 #include "kernel/hist.h"
 
 #define THREADS 256
-#define SHARED_BINS 6144 /* 24 KB of 32-bit counters a CTA */
+#define SHARED_BYTES 40960 /* shared memory a CTA's copies of the bins take at most */
+#define WARP_COPIES 8      /* copies of the bins a CTA keeps (one a warp of THREADS) */
+#define MAX_CTAS 1056      /* 8 a streaming multiprocessor of an H100 or H200 */
 #define STREAM cudaStreamPerThread
 
+/* Counts into one copy of the bins per warp in shared memory (WARP_COPIES:
+ * fewer collisions of the warps' atomic adds on the popular bins), the
+ * copies added into the chunk's counts at the end; or (SHARED false, too
+ * many bins) straight into the chunk's counts. */
 template <bool SHARED>
 __global__ static void count_kernel(tsr_hist h, const double *x, long long n,
-                                    unsigned long long *counts) {
-  __shared__ unsigned int local[SHARED ? SHARED_BINS + 1 : 1];
+                                    unsigned long long *counts, int copies) {
+  extern __shared__ unsigned int local[];
   long long slots = h.nbins + 1;
+  unsigned int *mine = local + (threadIdx.x / 32 % copies) * slots;
   if (SHARED) {
-    for (long long b = threadIdx.x; b < slots; b += blockDim.x) local[b] = 0;
+    for (long long b = threadIdx.x; b < slots * copies; b += blockDim.x) local[b] = 0;
     __syncthreads();
   }
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -47,14 +55,17 @@ __global__ static void count_kernel(tsr_hist h, const double *x, long long n,
         h.ndim == 1 ? tsr_hist_bin(&h.axis[0], x[i]) : tsr_hist_flat(&h, x + i * h.ndim, 1);
     if (b < 0) b = h.nbins;
     if (SHARED)
-      atomicAdd(&local[b], 1u);
+      atomicAdd(&mine[b], 1u);
     else
       atomicAdd(&counts[b], 1ull);
   }
   if (SHARED) {
     __syncthreads();
-    for (long long b = threadIdx.x; b < slots; b += blockDim.x)
-      if (local[b]) atomicAdd(&counts[b], (unsigned long long)local[b]);
+    for (long long b = threadIdx.x; b < slots; b += blockDim.x) {
+      unsigned long long sum = 0;
+      for (int k = 0; k < copies; k++) sum += local[k * slots + b];
+      if (sum) atomicAdd(&counts[b], sum);
+    }
   }
 }
 
@@ -102,10 +113,14 @@ int tsr_gpu_hist(const tsr_hist *h, const double *x, int64_t n, const double *w,
   if (!host) e = cudaErrorMemoryAllocation;
   if (e == cudaSuccess) {
     unsigned grid = tsr_gpu_grid_for(n, THREADS);
-    if (slots <= SHARED_BINS + 1)
-      count_kernel<true><<<grid, THREADS, 0, STREAM>>>(dh, x, (long long)n, counts);
+    if (grid > MAX_CTAS) grid = MAX_CTAS; /* each adds its bins once: few CTAs, grid-stride */
+    int copies = WARP_COPIES;
+    while (copies > 1 && (long long)copies * slots * 4 > SHARED_BYTES) copies /= 2;
+    size_t shared = (size_t)copies * (size_t)slots * 4;
+    if (shared <= SHARED_BYTES)
+      count_kernel<true><<<grid, THREADS, shared, STREAM>>>(dh, x, (long long)n, counts, copies);
     else
-      count_kernel<false><<<grid, THREADS, 0, STREAM>>>(dh, x, (long long)n, counts);
+      count_kernel<false><<<grid, THREADS, 0, STREAM>>>(dh, x, (long long)n, counts, 1);
     e = cudaGetLastError();
   }
   if (e == cudaSuccess)

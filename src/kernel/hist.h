@@ -6,7 +6,7 @@
  * A histogram has ndim axes (histogram: 1, histogram2d: 2, histogramdd:
  * up to TSR_MAXDIM), each binned one of three ways:
  *   TSR_HIST_UNIFORM  nb equal bins over [lo, hi] (bins=N, range=): NumPy's
- *                     fast path, the bin (x - lo) / (hi - lo) * nb truncated,
+ *                     fast path, the bin (x - lo) nb / (hi - lo) truncated,
  *                     then moved by one where the edges (linspace(lo, hi,
  *                     nb + 1), kept too) say otherwise; x == hi in the last
  *   TSR_HIST_EDGES    explicit increasing edges: bin i holds e[i] <= x <
@@ -39,8 +39,8 @@ enum { TSR_HIST_UNIFORM, TSR_HIST_EDGES, TSR_HIST_INT };
 typedef struct tsr_hist_axis {
   int mode;
   int64_t nb;
-  double lo, hi;
-  const double *edges; /* nb + 1 of them; NULL for TSR_HIST_INT */
+  double lo, hi, scale; /* scale: nb / (hi - lo) */
+  const double *edges;  /* nb + 1 of them; NULL for TSR_HIST_INT */
 } tsr_hist_axis;
 
 typedef struct tsr_hist {
@@ -74,6 +74,7 @@ TSR_HIST_HD static inline int tsr_hist_parse(const double *spec, int64_t len, ts
     a->hi = spec[4 + 4 * d];
     a->edges = NULL;
     if (a->nb < 1) return -1;
+    a->scale = (double)a->nb / (a->hi - a->lo);
     if (a->mode != TSR_HIST_INT) {
       if (e + a->nb + 1 > spec + len) return -1;
       a->edges = e;
@@ -91,7 +92,10 @@ TSR_HIST_HD static inline int64_t tsr_hist_bin(const tsr_hist_axis *a, double x)
   const double *e = a->edges;
   if (a->mode == TSR_HIST_UNIFORM) {
     if (!(x >= a->lo && x <= a->hi)) return -1;
-    int64_t i = (int64_t)((x - a->lo) / (a->hi - a->lo) * (double)nb);
+    /* NumPy divides by (hi - lo) then multiplies by nb; either estimate
+     * is within one bin of the bin whose edges hold x, and the step
+     * below moves it there, as NumPy's does: the same bin */
+    int64_t i = (int64_t)((x - a->lo) * a->scale);
     if (i >= nb) i = nb - 1;
     if (i < 0) i = 0;
     if (x < e[i])
