@@ -270,3 +270,22 @@ int tsr_arg_array(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_no
   *out = a->v[i].arr;
   return TSR_OK;
 }
+
+int tsr_eager_values(tsr_ctx *c, const ast_node *at, tsr_node *n, int64_t max, const char *what,
+                     const double **vals) {
+  if (tsr_node_size(n) > max)
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                         "%s takes at most %lld values here (they are computed while the job is "
+                         "read), got %lld",
+                         what, (long long)max, (long long)tsr_node_size(n));
+  if (!n->value) {
+    if (!c->compute_now)
+      return tsr_ctx_error(c, at, TSR_ERR_VALUE,
+                           "%s needs values computed while the job is read, which this reading (a "
+                           "sweep's look at its parameters) does not do",
+                           what);
+    TSR_CHECK(tsr_ctx_relocate(c, at, c->compute_now(c->job, n)));
+  }
+  *vals = n->value;
+  return TSR_OK;
+}

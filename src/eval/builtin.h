@@ -88,6 +88,14 @@ int tsr_arg_axis(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis);
 #define TSR_AXES_SET (-2)
 int tsr_arg_axes(tsr_ctx *c, const tsr_args *a, int i, int ndim, int *axis, unsigned *mask);
 
+/* n's values (n at most max elements), computed now if they are not yet
+ * (tsr_ctx's compute_now), into *vals (n->value): what a function takes
+ * as constants when an array is given (isin's test elements, digitize's
+ * bins, histogram's range from the data's extremes). what names the
+ * function in errors. */
+int tsr_eager_values(tsr_ctx *c, const ast_node *at, tsr_node *n, int64_t max, const char *what,
+                     const double **vals);
+
 /* Argument i as an array: "WHAT needs an array, got TYPE" at it otherwise. */
 int tsr_arg_array(tsr_ctx *c, const tsr_args *a, int i, const char *what, tsr_node **out);
 

@@ -40,9 +40,11 @@ typedef struct tsr_ctx {
   int nsets;
   unsigned char *set_used;
   char params[256]; /* the names param() has bound so far, ", "-separated */
-  /* Computes n now, while the job is read (n->value or its held chunks set;
-   * collective: every rank reads the same job): a boolean mask's counts,
-   * which the rest of the job's shapes depend on. The job layer fills it
+  /* Computes n (small: at most 2^20 elements) now, while the job is read,
+   * into n->value (collective: every rank reads the same job): a boolean
+   * mask's counts, which the rest of the job's shapes depend on, and the
+   * values a function needs as constants (tsr_eager_values, args.c). The
+   * job layer fills it
    * (job/session.c); NULL: this reading of the job computes nothing (a
    * sweep's look at its parameters), and such a job is refused. */
   int (*compute_now)(void *job, tsr_node *n);

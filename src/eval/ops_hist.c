@@ -1,9 +1,10 @@
 /*
- * ops_hist.c - histograms (ops_hist.h). The bins must be known before
- * compute, as dask.array's: an integer bins needs range= (NumPy would take
- * the data's min and max: dask refuses, and so do we), edges are a list of
- * numbers or an array written in the job, and bincount needs minlength=
- * (dask's result length is otherwise unknown, nan). Each axis's edges are
+ * ops_hist.c - histograms (ops_hist.h). The bins are known before the
+ * histogram is computed: where NumPy takes them from the data (an integer
+ * bins without range=: the data's min and max; bincount without minlength=:
+ * its largest value), those values are computed while the job is read
+ * (tsr_eager_values), where dask refuses (histogram) or leaves the length
+ * unknown (bincount); edges given as an array are computed the same way. Each axis's edges are
  * NumPy's (linspace(lo, hi, bins + 1)), and so are the bins a value falls in
  * (kernel/hist.h). Counts are int64 (histogram, bincount), float64 for
  * histogram2d/dd as NumPy's; weights give their dtype (float64 for bincount
@@ -43,13 +44,17 @@ static void linspace_edges(double lo, double hi, int64_t nb, double *e) {
   e[nb] = hi;
 }
 
-/* The numbers of v (a list or tuple of numbers, or a 1-d array written in
- * the job) into a new *out of *n; 1 when v is one of those, 0 if not. */
-static int edge_values(const tsr_value *v, double **out, int64_t *n) {
-  if (v->kind == V_ARRAY && v->arr->kind == N_VALUES && v->arr->grid.ndim == 1 && v->arr->value) {
+/* The numbers of v (a list or tuple of numbers, or a 1-d array: its
+ * values computed now if they are not known) into a new *out of *n; 1 when
+ * v is one of those, 0 if not, -1 out of memory, -2 an error (reported). */
+static int edge_values(tsr_ctx *c, const ast_node *at, const char *fn, const tsr_value *v,
+                       double **out, int64_t *n) {
+  if (v->kind == V_ARRAY && v->arr->grid.ndim == 1) {
+    const double *vals;
+    if (tsr_eager_values(c, at, v->arr, MAX_EDGES, fn, &vals) != TSR_OK) return -2;
     *n = v->arr->grid.shape[0];
     if (!(*out = malloc(sizeof(double) * (size_t)(*n + 1)))) return -1;
-    memcpy(*out, v->arr->value, sizeof(double) * (size_t)*n);
+    memcpy(*out, vals, sizeof(double) * (size_t)*n);
     return 1;
   }
   if (v->kind != V_TUPLE) return 0;
@@ -64,11 +69,32 @@ static int edge_values(const tsr_value *v, double **out, int64_t *n) {
 /* Axis bins from v (an integer count or edges) and r (a (lo, hi) pair or
  * None); uniform: NumPy's 1-d fast path for a count (histogram), else its
  * edges (histogramdd). */
+/* NumPy's range of data: its min and max, computed now ((0, 1) for no
+ * data); not finite (NaN or inf in the data) is NumPy's error. */
+static int data_range(tsr_ctx *c, const ast_node *at, const char *fn, tsr_node *data, double *lo,
+                      double *hi) {
+  *lo = 0, *hi = 1;
+  if (tsr_node_size(data) == 0) return TSR_OK;
+  tsr_node *mn, *mx;
+  const double *v;
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_reduce(RED_MIN, data, -1, 0, 0, &mn)));
+  TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_reduce(RED_MAX, data, -1, 0, 0, &mx)));
+  TSR_CHECK(tsr_eager_values(c, at, mn, 1, fn, &v));
+  *lo = v[0];
+  TSR_CHECK(tsr_eager_values(c, at, mx, 1, fn, &v));
+  *hi = v[0];
+  if (!isfinite(*lo) || !isfinite(*hi))
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE, "%s: autodetected range of [%g, %g] is not finite",
+                         fn, *lo, *hi);
+  return TSR_OK;
+}
+
 static int parse_axis(tsr_ctx *c, const ast_node *at, const char *fn, const tsr_value *v,
-                      const tsr_value *r, int uniform, axis_bins *out) {
+                      const tsr_value *r, tsr_node *data, int uniform, axis_bins *out) {
   memset(out, 0, sizeof *out);
   int64_t n = 0;
-  int got = edge_values(v, &out->edges, &n);
+  int got = edge_values(c, at, fn, v, &out->edges, &n);
+  if (got == -2) return TSR_ERR_VALUE;
   if (got < 0) return tsr_ctx_error(c, at, TSR_ERR_MEMORY, "out of memory");
   if (got) {
     if (n < 2 || n > MAX_EDGES)
@@ -88,23 +114,22 @@ static int parse_axis(tsr_ctx *c, const ast_node *at, const char *fn, const tsr_
   }
   if (v->kind != V_INT && v->kind != V_BOOL)
     return tsr_ctx_error(c, at, TSR_ERR_TYPE,
-                         "%s: bins must be an integer or a list of edges (an array written in "
-                         "the job), got %s; the edges must be known before compute, as dask's",
+                         "%s: bins must be an integer, or edges (a list of numbers or a 1-d "
+                         "array), got %s (NumPy's strings such as 'auto' are not supported)",
                          fn, tsr_value_type_name(v));
   if (v->i < 1 || v->i > MAX_EDGES)
     return tsr_ctx_error(c, at, TSR_ERR_VALUE,
                          "%s: `bins` must be positive, when an integer (at most %d), got %lld", fn,
                          MAX_EDGES, v->i);
-  if (!r || r->kind == V_NONE)
-    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
-                         "dask.array.%s requires either specifying bins as an iterable or "
-                         "specifying both a range and the number of bins (NumPy would take "
-                         "the data's min and max, which are not known before compute)",
-                         fn);
-  if (r->kind != V_TUPLE || r->nitems != 2 || !tsr_value_is_number(&r->items[0]) ||
-      !tsr_value_is_number(&r->items[1]))
-    return tsr_ctx_error(c, at, TSR_ERR_TYPE, "%s: range must be a pair of numbers (lo, hi)", fn);
-  double lo = tsr_value_number(&r->items[0]), hi = tsr_value_number(&r->items[1]);
+  double lo, hi;
+  if (!r || r->kind == V_NONE) { /* NumPy's: the data's extremes */
+    TSR_CHECK(data_range(c, at, fn, data, &lo, &hi));
+  } else {
+    if (r->kind != V_TUPLE || r->nitems != 2 || !tsr_value_is_number(&r->items[0]) ||
+        !tsr_value_is_number(&r->items[1]))
+      return tsr_ctx_error(c, at, TSR_ERR_TYPE, "%s: range must be a pair of numbers (lo, hi)", fn);
+    lo = tsr_value_number(&r->items[0]), hi = tsr_value_number(&r->items[1]);
+  }
   if (lo > hi)
     return tsr_ctx_error(c, at, TSR_ERR_VALUE,
                          "%s: max must be larger than min in range parameter.", fn);
@@ -195,7 +220,7 @@ static int one_axis(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_value *ou
   }
   tsr_value ten = {.kind = V_INT, .i = 10};
   TSR_CHECK(parse_axis(c, a->at[given(a, 1) ? 1 : 0], "histogram", given(a, 1) ? &a->v[1] : &ten,
-                       given(a, 2) ? &a->v[2] : NULL, 1, &ax));
+                       given(a, 2) ? &a->v[2] : NULL, x, 1, &ax));
   double *spec = NULL;
   int64_t len = 0;
   tsr_dtype dt = w ? w->dtype : TSR_I64;
@@ -298,7 +323,10 @@ static int many_axes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, ts
   int st = TSR_OK, done = 0;
   for (int d = 0; d < D && st == TSR_OK; d++, done++) {
     const tsr_value *r = range && range->kind == V_TUPLE ? &range->items[d] : NULL;
-    st = parse_axis(c, bat, fn, item[d], r, 0, &ax[d]);
+    tsr_node *col = NULL;
+    tsr_axis_sel sel[2] = {{TSR_SEL_SLICE, 0, 1, s->grid.shape[0], 0}, {TSR_SEL_INDEX, 0, 0, 0, d}};
+    st = tsr_ctx_relocate(c, bat, tsr_node_select(s, sel, 2, &col));
+    if (st == TSR_OK) st = parse_axis(c, bat, fn, item[d], r, col, 0, &ax[d]);
   }
   int64_t total = 1;
   for (int d = 0; d < done && st == TSR_OK; d++) total *= ax[d].nb;
@@ -355,10 +383,37 @@ int tsr_b_bincount(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
   if (given(a, 2)) TSR_CHECK(tsr_arg_int(c, a, 2, "minlength", &minlength));
   if (minlength < 0)
     return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE, "bincount: 'minlength' must not be negative");
-  if (minlength == 0)
-    return tsr_ctx_error(c, call, TSR_ERR_VALUE,
-                         "bincount needs minlength= greater than every value: the result's length "
-                         "must be known before compute (dask's would be nan, unknown)");
+  if (minlength == 0) { /* NumPy's length: the largest value + 1, computed now */
+    tsr_node *mn, *mx;
+    const double *v;
+    double lo = 0, hi = -1;
+    if (tsr_node_size(x) > 0) {
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MIN, x, -1, 0, 0, &mn)));
+      TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_reduce(RED_MAX, x, -1, 0, 0, &mx)));
+      TSR_CHECK(tsr_eager_values(c, call, mn, 1, "bincount", &v));
+      lo = v[0];
+      TSR_CHECK(tsr_eager_values(c, call, mx, 1, "bincount", &v));
+      hi = v[0];
+    }
+    if (lo < 0)
+      return tsr_ctx_error(c, a->at[0], TSR_ERR_VALUE,
+                           "bincount: 'list' argument must have no negative elements");
+    if (hi + 1 > (double)MAX_BINS)
+      return tsr_ctx_error(c, a->at[0], TSR_ERR_VALUE,
+                           "bincount: a value of %.0f, over the %lld bins a histogram may have", hi,
+                           (long long)MAX_BINS);
+    minlength = (long long)hi + 1;
+    if (minlength == 0) { /* no values: an empty result */
+      int64_t zero = 0, one = 1;
+      tsr_grid g;
+      TSR_CHECK(tsr_grid_init_regular(&g, 1, &zero, &one));
+      int st = tsr_node_full(0.0, &g, w ? TSR_F64 : TSR_I64, &h);
+      tsr_grid_free(&g);
+      TSR_CHECK(tsr_ctx_relocate(c, call, st));
+      tsr_set_array(out, h);
+      return TSR_OK;
+    }
+  }
   if (minlength > MAX_BINS)
     return tsr_ctx_error(c, a->at[2], TSR_ERR_VALUE, "bincount: minlength at most %lld",
                          (long long)MAX_BINS);

@@ -10,6 +10,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eval/ops_array.h"
@@ -104,14 +105,56 @@ int tsr_b_isclose(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_a
   return TSR_OK;
 }
 
-/* isin(element, test_elements, invert=False) against a number or a tuple
- * (list) of numbers: element == t0 | element == t1 | ... */
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* The values of the array v, computed now (tsr_eager_values), as a tuple of
+ * numbers in *out; distinct: sorted, each once, NaN left out (isin's test
+ * set: NaN is in no set). At most max values. */
+static int array_numbers(tsr_ctx *c, const ast_node *at, const tsr_value *v, int64_t max,
+                         const char *fn, int distinct, tsr_value *out) {
+  const double *vals;
+  int64_t n = tsr_node_size(v->arr);
+  TSR_CHECK(tsr_eager_values(c, at, v->arr, distinct ? 1 << 20 : max, fn, &vals));
+  double *t;
+  TSR_CHECK(tsr_ctx_alloc(c, sizeof(double) * (size_t)(n + 1), (void **)&t));
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (!distinct || vals[i] == vals[i]) t[k++] = vals[i];
+  if (distinct) {
+    qsort(t, (size_t)k, sizeof *t, cmp_double);
+    int64_t m = 0;
+    for (int64_t i = 0; i < k; i++)
+      if (m == 0 || t[i] != t[m - 1]) t[m++] = t[i];
+    k = m;
+  }
+  if (k > max)
+    return tsr_ctx_error(c, at, TSR_ERR_VALUE, "%s: at most %lld %svalues, got %lld", fn,
+                         (long long)max, distinct ? "distinct " : "", (long long)k);
+  memset(out, 0, sizeof *out);
+  out->kind = V_TUPLE;
+  out->nitems = (int)k;
+  TSR_CHECK(tsr_ctx_alloc(c, sizeof(tsr_value) * (size_t)(k + 1), (void **)&out->items));
+  for (int64_t i = 0; i < k; i++) tsr_set_float(&out->items[i], t[i]);
+  return TSR_OK;
+}
+
+/* isin(element, test_elements, invert=False) against a number, a tuple
+ * (list) of numbers or an array (its distinct values, at most 256, computed
+ * while the job is read): element == t0 | element == t1 | ... */
 int tsr_b_isin(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
   (void)def;
   long long invert = 0;
   if (given(a, 2)) TSR_CHECK(tsr_arg_int(c, a, 2, "invert", &invert));
   const tsr_value *t = &a->v[1];
+  tsr_value set;
+  if (t->kind == V_ARRAY) {
+    TSR_CHECK(array_numbers(c, a->at[1], t, 256, "isin", 1, &set));
+    t = &set;
+  }
   int n = t->kind == V_TUPLE ? t->nitems : 1;
   const tsr_value *items = t->kind == V_TUPLE ? t->items : t;
   for (int i = 0; i < n; i++)
@@ -168,6 +211,13 @@ static int count_below(tsr_node *x, const double *t, int n, int or_equal, tsr_no
 static int sorted_constants(tsr_ctx *c, const tsr_args *a, int i, const char *fn, double *t, int *n,
                             int *dir) {
   const tsr_value *v = &a->v[i];
+  tsr_value arr;
+  if (v->kind == V_ARRAY) { /* its values, computed now */
+    if (v->arr->grid.ndim != 1)
+      return tsr_ctx_error(c, a->at[i], TSR_ERR_VALUE, "%s: the sorted array must be 1-d", fn);
+    TSR_CHECK(array_numbers(c, a->at[i], v, 256, fn, 0, &arr));
+    v = &arr;
+  }
   *n = v->kind == V_TUPLE ? v->nitems : 1;
   const tsr_value *items = v->kind == V_TUPLE ? v->items : v;
   if (*n > 256)

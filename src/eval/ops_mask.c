@@ -12,6 +12,7 @@
  */
 #include "eval/ops_mask.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,21 +42,17 @@ static int select_rows(tsr_ctx *c, const ast_node *at, tsr_node *x2, tsr_node *m
   tsr_grid_free(&g);
   TSR_CHECK(tsr_ctx_relocate(c, at, st));
   if (R == 0) return *out = x2, TSR_OK;
-  if (!c->compute_now)
-    return tsr_ctx_error(c, at, TSR_ERR_VALUE,
-                         "a boolean mask's length is computed while the job is read, which this "
-                         "reading (a sweep's look at its parameters) does not do: a sweep's job "
-                         "cannot select with a mask");
   tsr_node *counts;
+  const double *cv;
   TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_chunk_counts(m1, &counts)));
-  if (!counts->value) TSR_CHECK(tsr_ctx_relocate(c, at, c->compute_now(c->job, counts)));
+  TSR_CHECK(tsr_eager_values(c, at, counts, INT64_MAX, "a boolean mask", &cv));
   double total = 0;
-  for (int64_t k = 0; k < n; k++) total += counts->value[2 * k + 1];
+  for (int64_t k = 0; k < n; k++) total += cv[2 * k + 1];
   if (total == 0) { /* none: x2[:0] */
     tsr_axis_sel sel = {TSR_SEL_SLICE, 0, 1, 0, 0};
     return tsr_ctx_relocate(c, at, tsr_node_select(x2, &sel, 1, out));
   }
-  return tsr_ctx_relocate(c, at, tsr_node_compress(x2, m1, counts->value, out));
+  return tsr_ctx_relocate(c, at, tsr_node_compress(x2, m1, cv, out));
 }
 
 int tsr_mask_select(tsr_ctx *c, const ast_node *at, tsr_node *x, tsr_node *m, tsr_node **out) {

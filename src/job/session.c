@@ -386,7 +386,7 @@ static int compute_now(void *job, tsr_node *n) {
   eager_job *j = job;
   TSR_CHECK(setup_once(j));
   TSR_CHECK(tsr_job_check(j->ex, n));
-  return tsr_job_prepare(j->ex, n);
+  return tsr_job_compute(j->ex, n);
 }
 
 /* Interprets prog with opt's --set values into ip (initialized here; the

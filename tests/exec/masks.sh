@@ -2,7 +2,8 @@
 # masks.sh - boolean masks and what is built on them: x[mask] (a mask of
 # x's shape, or of its leading axes: rows), nonzero, flatnonzero, argwhere,
 # where(condition), compress, extract, unique (with return_index and
-# return_counts), union1d, intersect1d against NumPy: every value of a job's
+# return_counts), union1d, intersect1d, and isin, digitize and searchsorted
+# against arrays (their values computed while the job is read) against NumPy: every value of a job's
 # results file NumPy's, bitwise, with NumPy's shape and dtype, on 1 and 3
 # ranks and with --no-fuse, on ragged chunks (masks selecting nothing in
 # some chunks, and nothing at all); the selection's chunks against dask's
@@ -47,6 +48,10 @@ u5|union1d(v, m[0])|np.union1d(v, m[0])
 u6|intersect1d(m % 4, v)|np.intersect1d(m % 4, v)
 u7|unique(v[:0])|np.unique(v[:0])
 u8|unique((a3 % 3).astype("int16"), return_counts=True)[0]|np.unique((a3 % 3).astype(np.int16), return_counts=True)[0]
+s1|isin(m, v)|np.isin(m, v)
+s2|isin(a3 % 10, m[1:3, 1:4], invert=True)|np.isin(a3 % 10, m[1:3, 1:4], invert=True)
+s3|digitize(m, linspace(0, 20, 5))|np.digitize(m, np.linspace(0, 20, 5))
+s4|searchsorted(v, m[0] - 0.5, side="right")|np.searchsorted(v, m[0] - 0.5, side="right")
 u9|intersect1d(arange(10, chunks=3) % 4, arange(3, 9, chunks=4), assume_unique=False)|np.intersect1d(np.arange(10) % 4, np.arange(3, 9))
 CASES
 {
@@ -98,5 +103,7 @@ one_error_each \
   "compress(ones((3, 3)) > 0, ones((3, 3)))" \
   "compress(ones(9) > 0, arange(7.0))" \
   "extract(arange(7) > 0, ones((3, 3)))" \
-  "where(arange(7) > 0, 1)"
+  "where(arange(7) > 0, 1)" \
+  "isin(arange(7.0), arange(300.0))" \
+  "searchsorted(ones((2, 2)), 1.0)"
 finish
