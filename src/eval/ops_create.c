@@ -373,6 +373,39 @@ int tsr_b_linspace(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
   return TSR_OK;
 }
 
+/* ---- fftfreq, rfftfreq ------------------------------------------------------ */
+
+/* fftfreq(n, d=1.0, chunks) (def->code 0) and rfftfreq (1): NumPy's sample
+ * frequencies, the integers 0, 1, ..., then (fftfreq) -(n // 2), ..., -1,
+ * each times 1 / (n d): one multiplication, NumPy's bits. */
+int tsr_b_fftfreq(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out) {
+  long long n;
+  double d = 1.0;
+  TSR_CHECK(tsr_arg_int(c, a, 0, "n", &n));
+  if (a->given[1]) TSR_CHECK(tsr_arg_number(c, a, 1, "d", &d));
+  if (n < 1)
+    return tsr_ctx_error(c, a->at[0], TSR_ERR_VALUE, "n should be an integer greater than 0");
+  double val = 1.0 / ((double)n * d);
+  int64_t len = def->code ? n / 2 + 1 : n, half = (n - 1) / 2 + 1;
+  tsr_grid g;
+  TSR_CHECK(tsr_arg_chunks(c, a, 2, 1, &len, TSR_F64, &g));
+  tsr_node *i, *r;
+  int st = tsr_node_arange(0.0, 1.0, &g, TSR_I64, &i);
+  tsr_grid_free(&g);
+  if (st == TSR_OK && def->code == 0) { /* i, or i - n from position half on */
+    tsr_node *up, *low;
+    st = tsr_node_op_number(EW_GREATER_EQUAL, i, (double)half, &up);
+    if (st == TSR_OK) st = tsr_node_op_number(EW_SUB, i, (double)n, &low);
+    if (st == TSR_OK) st = tsr_node_where(up, low, i, &i);
+  }
+  if (st == TSR_OK) st = tsr_node_astype(i, TSR_F64, &i); /* NumPy: int64 * float */
+  if (st == TSR_OK) st = tsr_node_op_number(EW_MUL, i, val, &r);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(out, r);
+  return TSR_OK;
+}
+
 /* ---- meshgrid -------------------------------------------------------------- */
 
 /* x (1-d) along axis `along` of the 2-d result, repeated along the other

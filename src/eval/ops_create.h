@@ -25,4 +25,8 @@ int tsr_b_linspace(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
 int tsr_b_meshgrid(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out);
 
+/* fftfreq (def->code 0) and rfftfreq (1) */
+int tsr_b_fftfreq(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+                  tsr_value *out);
+
 #endif

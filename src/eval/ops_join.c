@@ -794,8 +794,61 @@ static int broadcast_to(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args 
   return fail(c, call, st);
 }
 
+/* fftshift (sign 1) and ifftshift (-1): NumPy's, a roll by sign * (n // 2)
+ * along each axis of axes (None: every axis). */
+static int fft_shift(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a, int sign,
+                     tsr_node **out) {
+  long long axes[TSR_MAXDIM];
+  int na = 0, nd = x->grid.ndim;
+  if (a->given[1] && a->v[1].kind != V_NONE) {
+    TSR_CHECK(arg_ints(c, a, 1, "axes", TSR_MAXDIM, axes, &na));
+  } else {
+    for (int d = 0; d < nd; d++) axes[na++] = d;
+  }
+  tsr_node *r = x;
+  for (int i = 0; i < na; i++) {
+    int axis;
+    TSR_CHECK(tsr_axis_index(c, a->at[1] ? a->at[1] : call, axes[i], nd, "axis", &axis));
+    TSR_CHECK(fail(c, call, roll_axis(r, axis, sign * (x->grid.shape[axis] / 2), &r)));
+  }
+  *out = r;
+  return TSR_OK;
+}
+
+/* broadcast_arrays(a, b, ...): each broadcast to the shape of all (NumPy's
+ * rules), on its own chunks broadcast, as a tuple. */
+static int broadcast_arrays(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_value *out) {
+  tsr_node *xs[TSR_MAX_PARAMS];
+  int n = 0, nd = 0;
+  int64_t shape[TSR_MAXDIM];
+  for (int i = 0; i < TSR_MAX_PARAMS && a->given[i]; i++, n++) {
+    TSR_CHECK(tsr_as_array(c, &a->v[i], a->at[i], tsr_value_dtype(&a->v[i]), &xs[i]));
+    if (xs[i]->grid.ndim > nd) nd = xs[i]->grid.ndim;
+  }
+  for (int d = 0; d < nd; d++) shape[d] = 1;
+  for (int i = 0; i < n; i++)
+    for (int d = 0, k = nd - xs[i]->grid.ndim; d < xs[i]->grid.ndim; d++) {
+      int64_t len = xs[i]->grid.shape[d], *have = &shape[k + d];
+      if (len != 1 && *have != 1 && len != *have)
+        return tsr_ctx_error(c, a->at[i], TSR_ERR_SHAPE,
+                             "shape mismatch: objects cannot be broadcast to a single shape.  "
+                             "Mismatch is between arg 0 and arg %d.",
+                             i);
+      if (len != 1) *have = len;
+    }
+  for (int i = 0; i < n; i++) {
+    tsr_grid g;
+    TSR_CHECK(fail(c, call, broadcast_grid(xs[i], nd, shape, &g)));
+    int st = broadcast_on(xs[i], &g, &xs[i]);
+    tsr_grid_free(&g);
+    TSR_CHECK(fail(c, call, st));
+  }
+  return tsr_set_tuple(c, xs, n, out);
+}
+
 int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
+  if (def->code == JOIN_BROADCAST_ARRAYS) return broadcast_arrays(c, call, a, out);
   tsr_join_kind kind = (tsr_join_kind)def->code;
   tsr_node *xs[MAX_JOIN], *x = NULL, *r = NULL;
   int n = 0;
@@ -873,6 +926,10 @@ int tsr_b_join(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
       break;
     case JOIN_TAKE:
       TSR_CHECK(take(c, call, x, a, &r));
+      break;
+    case JOIN_FFTSHIFT:
+    case JOIN_IFFTSHIFT:
+      TSR_CHECK(fft_shift(c, call, x, a, kind == JOIN_FFTSHIFT ? 1 : -1, &r));
       break;
     case JOIN_TOPK:
     case JOIN_ARGTOPK:

@@ -32,7 +32,10 @@ typedef enum {
   JOIN_BROADCAST_TO,
   JOIN_TAKE,
   JOIN_TOPK,
-  JOIN_ARGTOPK
+  JOIN_ARGTOPK,
+  JOIN_FFTSHIFT,
+  JOIN_IFFTSHIFT,
+  JOIN_BROADCAST_ARRAYS
 } tsr_join_kind;
 
 /* x[idx] along axis for n valid (non-negative) indices: dask's take, each

@@ -34,17 +34,32 @@ typedef struct sorted {
 int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                tsr_value *out) {
   tsr_node *x, *n;
-  int axis = -1;
+  int axis = -1, ai = def->code >= 2 ? 2 : 1; /* axis= after kth= in partition's */
   TSR_CHECK(tsr_as_array(c, &a->v[0], a->at[0], TSR_F64, &x));
-  if (a->given[1]) {
-    TSR_CHECK(tsr_arg_axis(c, a, 1, x->grid.ndim, &axis));
+  if (a->given[ai]) {
+    TSR_CHECK(tsr_arg_axis(c, a, ai, x->grid.ndim, &axis));
   } else if (x->grid.ndim == 0) {
     return tsr_ctx_error(c, a->at[0], TSR_ERR_INDEX,
                          "axis -1 is out of bounds for array of dimension 0");
   } else {
     axis = x->grid.ndim - 1;
   }
-  if (def->code && a->given[2] && a->v[2].kind != V_NONE) { /* argsort's kind= */
+  if (def->code >= 2) { /* partition, argpartition: kth checked, then a whole sort */
+    long long kth;
+    const tsr_value *k = &a->v[1];
+    int nk = k->kind == V_TUPLE ? k->nitems : 1;
+    int64_t len = axis < 0 ? tsr_node_size(x) : x->grid.shape[axis];
+    for (int i = 0; i < nk; i++) {
+      const tsr_value *e = k->kind == V_TUPLE ? &k->items[i] : k;
+      if (e->kind != V_INT && e->kind != V_BOOL)
+        return tsr_ctx_error(c, a->at[1], TSR_ERR_TYPE, "kth must be an integer or a list of them");
+      kth = e->i;
+      if (kth < -len || kth >= len)
+        return tsr_ctx_error(c, a->at[1], TSR_ERR_VALUE, "kth(=%lld) out of bounds (%lld)", kth,
+                             (long long)len);
+    }
+  }
+  if (def->code == 1 && a->given[2] && a->v[2].kind != V_NONE) { /* argsort's kind= */
     const char *kind;
     TSR_CHECK(tsr_arg_string(c, a, 2, "kind", &kind));
     if (strcmp(kind, "quicksort") && strcmp(kind, "mergesort") && strcmp(kind, "heapsort") &&
@@ -54,7 +69,7 @@ int tsr_b_sort(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args
                            kind);
   }
   TSR_CHECK(tsr_ctx_relocate(
-      c, call, tsr_node_sort(x, axis, def->code ? TSR_SORT_ARG : TSR_SORT_ONLY, 0.0, &n)));
+      c, call, tsr_node_sort(x, axis, def->code % 2 ? TSR_SORT_ARG : TSR_SORT_ONLY, 0.0, &n)));
   tsr_set_array(out, n);
   return TSR_OK;
 }

@@ -20,6 +20,11 @@ const tsr_module_prefix tsr_module_prefixes[] = {
     {"da.linalg", "dask.array.linalg", 0, "da.random"},
     {"dask.array.linalg", "dask.array.linalg", 0, "dask.array.random"},
     {"linalg", "numpy.linalg", 0, "np.random"},
+    {"np.fft", "numpy.fft", 0, "np.random"},
+    {"numpy.fft", "numpy.fft", 0, "numpy.random"},
+    {"da.fft", "dask.array.fft", 0, "da.random"},
+    {"dask.array.fft", "dask.array.fft", 0, "dask.array.random"},
+    {"fft", "numpy.fft", 0, "np.random"},
     {"np.random", "numpy.random", 1, "np"},
     {"numpy.random", "numpy.random", 1, "numpy"},
     {"da.random", "dask.array.random", 1, "da"},
@@ -42,9 +47,11 @@ const tsr_module_prefix *tsr_module_match(const char *dotted, const char **rest)
   return best;
 }
 
-/* A submodule's prefix (np.linalg): a name written under its parent's
+/* A submodule's prefix (np.linalg, np.fft): a name written under its parent's
  * import, never imported itself. */
-static int submodule(const tsr_module_prefix *m) { return strstr(m->module, ".linalg") != NULL; }
+static int submodule(const tsr_module_prefix *m) {
+  return strstr(m->module, ".linalg") != NULL || strstr(m->module, ".fft") != NULL;
+}
 
 /* Only the plain halves are imported: `import numpy.random` is not a header
  * line the table promises to understand. */

@@ -3,7 +3,9 @@
 # column_stack, block, append, roll, rot90, tile, pad, repeat,
 # broadcast_to, take and list indices, diag, outer, kron, digitize,
 # array/asarray/from_array of nested lists,
-# searchsorted, topk, argtopk, argsort (kind="stable": every argsort is) (and, within rounding, inner, vdot, norm, einsum and
+# searchsorted, topk, argtopk, argsort (kind="stable": every argsort is),
+# partition and argpartition (their kth element), fftfreq, rfftfreq,
+# fftshift, ifftshift, broadcast_arrays (and, within rounding, inner, vdot, norm, einsum and
 # tensordot) against NumPy: every value of a job's results file bitwise
 # NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks; their chunks against dask.array's own
@@ -136,6 +138,17 @@ as4|concatenate([v, v[:2] / 0.0 - v[:2], v[:0]]).argsort()|np.argsort(np.concate
 as5|argsort(v[:0])|np.argsort(v[:0])
 at1|argtopk(m, 2, axis=0)|np.argsort(m, axis=0, kind="stable")[::-1][:2]
 at2|v.argtopk(-3)|np.argsort(v, kind="stable")[:3]
+pt1|partition(m * 7 % 11, 3)[:, 3]|np.partition(m * 7 % 11, 3)[:, 3]
+pt2|sort(partition(a3 % 7, (1, 2), axis=0), axis=0)|np.sort(np.partition(a3 % 7, (1, 2), axis=0), axis=0)
+pt3|take(v[::-1].argpartition(4), [4])|np.argpartition(v[::-1], 4)[[4]]
+ff1|fftfreq(8, 0.1)|np.fft.fftfreq(8, 0.1)
+ff2|np.fft.fftfreq(7, chunks=3)|np.fft.fftfreq(7)
+ff3|fft.rfftfreq(9, 2.5)|np.fft.rfftfreq(9, 2.5)
+ff4|fftshift(a3)|np.fft.fftshift(a3)
+ff5|np.fft.ifftshift(m, axes=1)|np.fft.ifftshift(m, axes=1)
+ff6|ifftshift(fftshift(v))|np.fft.ifftshift(np.fft.fftshift(v))
+ba1|broadcast_arrays(v, m[:, :1] * 0 + 1)[0]|np.broadcast_arrays(v, m[:, :1] * 0 + 1)[0]
+ba2|broadcast_arrays(v[:1], m, a3[:, :, :1])[2]|np.broadcast_arrays(v[:1], m, a3[:, :, :1])[2]
 q1|topk(v, 3)|np.sort(v)[::-1][:3]
 q2|topk(a3 * -1, -2, axis=1)|np.sort(a3 * -1, axis=1)[:, :2]
 q3|m.topk(2, axis=0)|np.sort(m, axis=0)[::-1][:2]
@@ -235,5 +248,7 @@ one_error_each 'reshape(ones(6), (4, 2))' 'normal(0, 1, (4, 6), chunks=2).reshap
   'tensordot(ones((2, 3)), ones((3, 2)))' 'kron(ones((2, 2, 2)), ones(2))' 'digitize(ones(3), [1, 0, 2])' \
   'searchsorted([2, 1], ones(3))' 'searchsorted([1, 2], ones(3), side="middle")' 'topk(ones(3), 4)' \
   'topk(ones(3), 0)' 'norm(ones(3), "fro")' 'array([[1, 2], [3]])' 'array([ones(2)])' 'array(["a"])' \
+  'partition(ones(3), 3)' 'argpartition(ones((2, 2)), -3, axis=0)' 'fftfreq(0)' 'fftshift(ones(3), axes=1)' \
+  'broadcast_arrays(ones(3), ones(4))' 'argsort(ones(3), kind="bogo")' \
   'from_array([1, 2], chunks=(1, 1))' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
 finish

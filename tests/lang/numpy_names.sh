@@ -133,7 +133,7 @@ expect_eq "$(tsr eval 'np.random.randn().ndim')" "0" "randn() is 0-d"
 bad_job "a negative rand dimension" 1 23 "negative dimensions are not allowed" 'x = np.random.rand(2, -1)'
 
 info=$("$TESSERA" info)
-printf '%s\n' "$info" | grep -qF 'prefixes: np.NAME, numpy.NAME, da.NAME, dask.array.NAME, np.linalg.NAME, numpy.linalg.NAME, da.linalg.NAME, dask.array.linalg.NAME, linalg.NAME (every operation above but the random generators); np.random.NAME, numpy.random.NAME, da.random.NAME, dask.array.random.NAME (the random generators)' ||
+printf '%s\n' "$info" | grep -qF 'prefixes: np.NAME, numpy.NAME, da.NAME, dask.array.NAME, np.linalg.NAME, numpy.linalg.NAME, da.linalg.NAME, dask.array.linalg.NAME, linalg.NAME, np.fft.NAME, numpy.fft.NAME, da.fft.NAME, dask.array.fft.NAME, fft.NAME (every operation above but the random generators); np.random.NAME, numpy.random.NAME, da.random.NAME, dask.array.random.NAME (the random generators)' ||
   soft_fail "tessera info lists no prefixes: $(printf '%s\n' "$info" | tail -3)"
 printf '%s\n' "$info" | grep -q '^imports: accepted and ignored: import numpy as np, import numpy, import dask.array as da, import dask.array$' ||
   soft_fail "tessera info lists no imports"
