@@ -393,6 +393,19 @@ int tsr_be_hist(const tsr_backend_ops *be, const tsr_hist *h, const double *x, i
   return st;
 }
 
+int tsr_be_hist_box_takes(const tsr_backend_ops *be, const tsr_prog *prog) {
+  return be->hist_box && tsr_prog_fits(prog, &limits);
+}
+
+int tsr_be_hist_box(const tsr_backend_ops *be, const tsr_prog *prog, const int64_t *start,
+                    const int64_t *extent, const tsr_hist *h, double *out) {
+  BE_NEED(be, hist_box);
+  double t0 = DENSE_T0;
+  int st = be->hist_box(prog, start, extent, h, out);
+  dense_done("histogram (fused)", t0);
+  return st;
+}
+
 int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int what, double q) {
   BE_NEED(be, sort);

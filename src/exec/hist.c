@@ -2,7 +2,10 @@
  * hist.c - histograms (hist.h). The samples' chunks go in steps of up to K
  * a rank (K: the rank's threads, fewer when the chunks are large), the same
  * steps on every rank; a step's chunks (and the same boxes of the weights)
- * are staged into backend memory on their owners, binned, and released.
+ * are staged into backend memory on their owners, binned, and released. A
+ * one-axis histogram without weights of a program that reads nothing
+ * staged is binned where it is computed instead, where the backend can
+ * (hist_box: the CUDA backend's reduction walks, nothing stored).
  */
 #include "exec/hist.h"
 
@@ -25,6 +28,7 @@ typedef struct hist_run {
   double **xd, **wd;      /* this rank's staged boxes */
   double *mine;           /* this rank's chunks' bins, in chunk order */
   double *total;          /* everything, added in chunk order (apart: each chunk's) */
+  const tsr_prog *fused;  /* the samples' program, binned where it is computed; NULL: staged */
   int apart;              /* n->b == 1: each chunk's bins apart */
 } hist_run;
 
@@ -55,7 +59,9 @@ static int step_bins(hist_run *r, int64_t m) {
     memset(out, 0, sizeof(double) * (size_t)r->slots);
     int64_t rows =
         r->h.ndim > 1 ? r->xb[i].extent[0] : tsr_elems_of(r->n->in[0]->grid.ndim, r->xb[i].extent);
-    if (st == TSR_OK)
+    if (st == TSR_OK && r->fused)
+      st = tsr_be_hist_box(ex->be, r->fused, r->xb[i].start, r->xb[i].extent, &r->h, out);
+    else if (st == TSR_OK)
       st = tsr_be_hist(ex->be, &r->h, r->xd[k], rows, r->n->in[1] ? r->wd[k] : NULL, out);
     k++;
   }
@@ -89,6 +95,10 @@ static int run_steps(hist_run *r, int64_t per_rank) {
     if (m == 0) continue; /* every rank finds none alike */
     int64_t mine = 0;
     for (int64_t i = 0; i < m; i++) mine += r->xb[i].rank == ex->rank;
+    if (r->fused) { /* nothing staged: each box binned where it is computed */
+      TSR_CHECK(step_bins(r, m));
+      continue;
+    }
     int st = tsr_stage_boxes_be(ex, r->n->in[0], r->xb, m, r->xd);
     if (st == TSR_OK && r->n->in[1]) {
       st = tsr_stage_boxes_be(ex, r->n->in[1], r->wb, m, r->wd);
@@ -137,7 +147,17 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
                : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram of %lld bins",
                            (long long)r.h.nbins);
   st = tsr_agree(st);
+  /* fused where the backend can: one axis, no weights, a program that
+   * reads nothing staged (the same decision on every rank) */
+  tsr_prog prog;
+  int compiled = 0;
+  if (st == TSR_OK && !ex->no_fuse && !n->in[1] && r.h.ndim == 1 &&
+      r.h.nbins <= TSR_HIST_FUSED_BINS && tsr_prog_compile(n->in[0], 0, &prog) == TSR_OK) {
+    compiled = 1;
+    if (!tsr_stage_needed(&prog) && tsr_be_hist_box_takes(ex->be, &prog)) r.fused = &prog;
+  }
   if (st == TSR_OK) st = run_steps(&r, k);
+  if (compiled) tsr_prog_free(&prog);
   if (st == TSR_OK && !r.apart && r.h.axis[0].mode == TSR_HIST_INT && r.total[r.h.nbins] > 0)
     st = TSR_ERROR(TSR_ERR_VALUE,
                    "bincount: %.0f value(s) lie outside [0, minlength=%lld) (NumPy would make the "

@@ -194,4 +194,5 @@ extern "C" const tsr_backend_ops tsr_gpu_backend = {
     .hist = tsr_gpu_hist,
     .lu = tsr_gpu_lu,
     .compress = tsr_gpu_compress,
+    .hist_box = tsr_gpu_hist_box,
 };

@@ -13,6 +13,7 @@
 #include <limits.h>
 
 #include "gpu/gpu_prog.cuh"
+#include "kernel/hist.h"
 
 #define MOMENTS(K) (red_monoid_c(K) == RM_MOMENTS)
 
@@ -134,9 +135,9 @@ struct slice_args {
  * element, 2026-11-26). The elements are added in the same order either
  * way, so the bits do not depend on the pairing. */
 static_assert(THREADS % 2 == 0, "gen_walk_run: an even step keeps e's parity");
-template <int KIND, int MODE, bool NORMAL>
+template <int KIND, int MODE, bool NORMAL, class ACC>
 __device__ static void gen_walk_run(const dprog &p, const gen_table &t, const dbox &b, long long i,
-                                    long long hi, accum<KIND> &acc) {
+                                    long long hi, ACC &acc) {
   long long left = (hi - i + THREADS - 1) / THREADS, at = i; /* at: the element's box index */
   acc.counted(left);
   gen_walk w;
@@ -204,9 +205,9 @@ __device__ static inline bool gen_stream_fit(const dprog &p, const dbox &b) {
   long long E = b.extent[1], c1 = p.leaf[0].e_coef[1], c0 = p.leaf[0].e_coef[0];
   return E >= THREADS && ((c0 + c1 * (THREADS - E)) & 1) == 0;
 }
-template <int KIND, bool NORMAL>
+template <int KIND, bool NORMAL, class ACC>
 __device__ static void gen_stream_run(const dprog &p, const gen_table &t, const dbox &b,
-                                      long long i, long long hi, accum<KIND> &acc) {
+                                      long long i, long long hi, ACC &acc) {
   long long left = (hi - i + THREADS - 1) / THREADS;
   acc.counted(left);
   gen_walk w;
@@ -823,6 +824,135 @@ int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *e
     }
     scratch_release(&s);
   }
+  int rs = tsr_gpu_prog_release(&d);
+  return st != TSR_OK ? st : rs;
+}
+
+/* ---- histograms of a fused program (backend.h: hist_box) ---------------- */
+
+/* The accumulator of a histogram: each element counted in its bin of the
+ * shared kernel/hist.h, in this warp's copy of the bins in shared memory
+ * (the walks above call put/put_at and counted as for a reduction). */
+struct hist_accum {
+  unsigned int *bins;
+  const tsr_hist_axis *axis;
+  long long outside;
+  __device__ void put(double x) {
+    long long b = tsr_hist_bin(axis, x);
+    atomicAdd(&bins[b < 0 ? outside : b], 1u);
+  }
+  __device__ void put_at(double x, long long) { put(x); }
+  __device__ void add(double x, long long = 0) { put(x); }
+  __device__ void counted(long long) {}
+};
+
+#define HIST_COPIES 8     /* copies of the bins a CTA keeps (one a warp) */
+#define HIST_SHARED 40960 /* bytes of them at most (TSR_HIST_FUSED_BINS + 1 once) */
+#define HIST_CTAS 1056    /* CTAs a box at most: each adds its bins once */
+
+/* The box's elements split over the CTAs in contiguous ranges, thread t of
+ * a CTA taking every THREADS-th from its start, as reduce_full_kernel
+ * does (the same walks: a random chain's Philox stream is generated where
+ * it is binned); the copies of the bins then added to the box's counts.
+ * Counts are integers: the order of the adds does not matter. */
+template <int MODE>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
+    hist_box_kernel(const __grid_constant__ dprog p, dbox b, long long n, tsr_hist h, int copies,
+                    unsigned long long *counts) {
+  extern __shared__ unsigned int hist_bins[];
+  __shared__ gen_table table;
+  if (MODE >= GEN) gen_table_fill(&table);
+  long long slots = h.nbins + 1;
+  int t = threadIdx.x;
+  for (long long k = t; k < slots * copies; k += THREADS) hist_bins[k] = 0;
+  __syncthreads();
+  hist_accum acc{hist_bins + (t / 32 % copies) * slots, &h.axis[0], h.nbins};
+  long long lo = n * blockIdx.x / gridDim.x, hi = n * (blockIdx.x + 1) / gridDim.x;
+  long long i = lo + t;
+  if constexpr (MODE < GEN) {
+    long long idx[TSR_MAXDIM];
+    if (i < hi) box_coords(b, p.ndim, i, idx);
+    for (; i < hi; i += THREADS) {
+      acc.put(element<MODE != 0>(p, idx));
+      box_next(b, p.ndim, idx, THREADS);
+    }
+  } else if (MODE == GEN && GEN_STREAM && gen_stream_fit(p, b)) {
+    if (i < hi && p.leaf[0].rng == RNG_NORMAL)
+      gen_stream_run<RED_SUM, true>(p, table, b, i, hi, acc);
+    else if (i < hi)
+      gen_stream_run<RED_SUM, false>(p, table, b, i, hi, acc);
+  } else {
+    if (i < hi && p.leaf[0].rng == RNG_NORMAL)
+      gen_walk_run<RED_SUM, MODE, true>(p, table, b, i, hi, acc);
+    else if (i < hi)
+      gen_walk_run<RED_SUM, MODE, false>(p, table, b, i, hi, acc);
+  }
+  __syncthreads();
+  for (long long k = t; k < slots; k += THREADS) {
+    unsigned long long sum = 0;
+    for (int c = 0; c < copies; c++) sum += hist_bins[c * slots + k];
+    if (sum) atomicAdd(&counts[k], sum);
+  }
+}
+
+int tsr_gpu_hist_box(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
+                     const tsr_hist *h, double *out) {
+  if (h->ndim != 1) return TSR_ERROR(TSR_ERR_INTERNAL, "a fused histogram of %d axes", h->ndim);
+  tsr_gpu_bind_device();
+  long long n = 1, slots = h->nbins + 1;
+  for (int a = 0; a < prog->ndim; a++) n *= extent[a];
+  if (n <= 0) return TSR_OK;
+  int copies = HIST_COPIES;
+  while (copies > 1 && (long long)copies * slots * 4 > HIST_SHARED) copies /= 2;
+  if ((long long)copies * slots * 4 > HIST_SHARED)
+    return TSR_ERROR(TSR_ERR_INTERNAL, "a fused histogram of %lld bins", (long long)h->nbins);
+  dprog d;
+  TSR_CHECK(tsr_gpu_prog_upload(prog, &d));
+  long long nedges = h->axis[0].edges ? h->axis[0].nb + 1 : 0;
+  double *mem = NULL;
+  int st = tsr_gpu_alloc(
+      sizeof(unsigned long long) * (size_t)slots + sizeof(double) * (size_t)(nedges + 1), &mem);
+  unsigned long long *counts = (unsigned long long *)mem, *host = NULL;
+  tsr_hist dh = *h; /* its edges on the device */
+  if (st == TSR_OK) {
+    double *edges = (double *)(counts + slots);
+    st =
+        CUDA_STATUS(cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * (size_t)slots, STREAM));
+    if (st == TSR_OK && nedges)
+      st = CUDA_STATUS(cudaMemcpyAsync(edges, h->axis[0].edges, sizeof(double) * (size_t)nedges,
+                                       cudaMemcpyHostToDevice, STREAM));
+    dh.axis[0].edges = nedges ? edges : NULL;
+    host = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)slots);
+    if (st == TSR_OK && !host) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram");
+  }
+  if (st == TSR_OK) {
+    long long ctas = (n + THREADS * 16 - 1) / (THREADS * 16);
+    dim3 grid((unsigned)(ctas < 1 ? 1 : ctas > HIST_CTAS ? HIST_CTAS : ctas));
+    size_t shared = (size_t)copies * (size_t)slots * 4;
+    dbox b = tsr_gpu_make_box(prog->ndim, start, extent);
+    kernel_timer kt;
+    timer_start(&kt);
+    if (d.chain == GEN)
+      hist_box_kernel<GEN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+    else if (d.chain == GEN_REST)
+      hist_box_kernel<GEN_REST><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+    else if (d.chain)
+      hist_box_kernel<CHAIN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+    else
+      hist_box_kernel<0><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+    st = CUDA_STATUS(cudaGetLastError());
+    timer_stop(&kt);
+    if (st == TSR_OK)
+      st = CUDA_STATUS(cudaMemcpyAsync(host, counts, sizeof(unsigned long long) * (size_t)slots,
+                                       cudaMemcpyDeviceToHost, STREAM));
+    int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM));
+    if (st == TSR_OK) st = ws;
+    timer_end(&kt, st == TSR_OK, tsr_trace_args{-1, 1, n, 0});
+  }
+  if (st == TSR_OK)
+    for (long long k = 0; k < slots; k++) out[k] += (double)host[k];
+  free(host);
+  if (mem) tsr_gpu_release(mem);
   int rs = tsr_gpu_prog_release(&d);
   return st != TSR_OK ? st : rs;
 }

@@ -36,6 +36,9 @@
 
 enum { TSR_HIST_UNIFORM, TSR_HIST_EDGES, TSR_HIST_INT };
 
+/* The most bins a backend's fused histogram (backend.h: hist_box) takes. */
+#define TSR_HIST_FUSED_BINS 8192
+
 typedef struct tsr_hist_axis {
   int mode;
   int64_t nb;

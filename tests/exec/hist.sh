@@ -86,6 +86,18 @@ one=$(cat out)
 capture out err tsr --quiet eval "histogram($XT, bins=50, range=(-14, 14))[0]"
 [ "$(cat out)" = "$one" ] || soft_fail "histogram depends on the chunks: $(cat out) vs $one"
 
+# Random samples: binned where they are generated (the CUDA backend's
+# fused path) and from a persisted copy (staged) alike, on 1 and 3 ranks.
+for r in 'normal(3, 2, (300, 70), chunks=(64, 30), seed=5)' 'uniform(-1, 2, (500, 90), chunks=(128, 40), seed=6)[::2, 1::3] * 3' \
+  'standard_normal((1000,), chunks=(333,), seed=7) + 1'; do
+  capture out err tsr --quiet eval "histogram($r, bins=40, range=(-5, 11))[0]"
+  fused=$(cat out)
+  capture out err tsr --quiet eval "histogram(persist($r), bins=40, range=(-5, 11))[0]"
+  [ -n "$fused" ] && [ "$(cat out)" = "$fused" ] || soft_fail "histogram of $r: fused $fused, staged $(cat out) $(cat err)"
+  capture out err mpi_tsr 3 --quiet eval "histogram($r, bins=40, range=(-5, 11))[0]"
+  [ "$(cat out)" = "$fused" ] || soft_fail "histogram of $r on 3 ranks: $(cat out) $(cat err), 1 rank $fused"
+done
+
 # The result's chunks, against dask.array's.
 if "$PYNP" -c 'import dask.array' 2>/dev/null; then
   capture out err tsr --quiet eval "(histogram(arange(10.0, chunks=3), bins=4, range=(0, 9))[0]).chunks"
