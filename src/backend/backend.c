@@ -397,11 +397,12 @@ int tsr_be_hist_box_takes(const tsr_backend_ops *be, const tsr_prog *prog) {
   return be->hist_box && tsr_prog_fits(prog, &limits);
 }
 
-int tsr_be_hist_box(const tsr_backend_ops *be, const tsr_prog *prog, const int64_t *start,
-                    const int64_t *extent, const tsr_hist *h, double *out) {
+int tsr_be_hist_box(const tsr_backend_ops *be, const tsr_prog *prog, int64_t nbox,
+                    const int64_t *start, const int64_t *extent, const tsr_hist *h, double *out) {
   BE_NEED(be, hist_box);
+  if (nbox <= 0) return TSR_OK;
   double t0 = DENSE_T0;
-  int st = be->hist_box(prog, start, extent, h, out);
+  int st = be->hist_box(prog, nbox, start, extent, h, out);
   dense_done("histogram (fused)", t0);
   return st;
 }

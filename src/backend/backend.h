@@ -286,12 +286,13 @@ typedef struct tsr_backend_ops {
   int (*compress)(int64_t rows, int64_t len, const double *x, const double *m, int64_t count,
                   double *out);
   /* Optional: hist's counts (one axis, at most TSR_HIST_FUSED_BINS bins, no
-   * weights) of prog's values over
-   * a box, fused: the values binned where they are computed, never
-   * stored (the CUDA backend: a random chain's Philox stream binned as a
-   * reduction reduces it). NULL: exec/hist.c stages the box and calls
-   * hist. */
-  int (*hist_box)(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
+   * weights) of prog's values over nbox boxes (box k: start and extent at
+   * k * TSR_MAXDIM), added into out + k (h->nbins + 1), fused: the values
+   * binned where they are computed, never stored (the CUDA backend: a
+   * random chain's Philox stream binned as a reduction reduces it; the
+   * boxes' launches queued together, one wait). NULL: exec/hist.c stages
+   * each box and calls hist. */
+  int (*hist_box)(const tsr_prog *prog, int64_t nbox, const int64_t *start, const int64_t *extent,
                   const tsr_hist *h, double *out);
 } tsr_backend_ops;
 
@@ -405,8 +406,8 @@ int tsr_be_hist(const tsr_backend_ops *be, const tsr_hist *h, const double *x, i
 /* Whether the backend bins prog's values fused (hist_box: it has the op
  * and prog fits its kernels whole). */
 int tsr_be_hist_box_takes(const tsr_backend_ops *be, const tsr_prog *prog);
-int tsr_be_hist_box(const tsr_backend_ops *be, const tsr_prog *prog, const int64_t *start,
-                    const int64_t *extent, const tsr_hist *h, double *out);
+int tsr_be_hist_box(const tsr_backend_ops *be, const tsr_prog *prog, int64_t nbox,
+                    const int64_t *start, const int64_t *extent, const tsr_hist *h, double *out);
 int tsr_be_sort(const tsr_backend_ops *be, int64_t outer, int64_t len, int64_t inner, double *a,
                 int what, double q);
 

@@ -212,10 +212,11 @@ static int einsum_nodes(tsr_ctx *c, const ast_node *at, tsr_node **x, spec *sp, 
     for (int k = 0; sp->in[i][k]; k++) {
       char ch = sp->in[i][k];
       int64_t l = x[i]->grid.shape[k];
-      if (len[(int)ch] && len[(int)ch] != l)
+      int64_t had = len[(int)ch] < 0 ? 0 : len[(int)ch];
+      if (len[(int)ch] && had != l)
         return tsr_ctx_error(c, at, TSR_ERR_SHAPE,
-                             "einsum: subscript '%c' has lengths %lld and %lld", ch,
-                             (long long)len[(int)ch], (long long)l);
+                             "einsum: subscript '%c' has lengths %lld and %lld", ch, (long long)had,
+                             (long long)l);
       len[(int)ch] = l ? l : -1; /* -1: a length of 0 */
     }
   }

@@ -167,12 +167,12 @@ static int make_spec(const axis_bins *ax, int n, double **spec, int64_t *len) {
   return TSR_OK;
 }
 
-/* The edges of an axis as a float64 array. */
-static int edges_node(const axis_bins *ax, tsr_node **out) {
+/* The edges of an axis as an array of dtype dt. */
+static int edges_node(const axis_bins *ax, tsr_dtype dt, tsr_node **out) {
   int64_t n = ax->nb + 1;
   tsr_grid g;
   TSR_CHECK(tsr_grid_init_regular(&g, 1, &n, &n));
-  int st = tsr_node_values(&g, TSR_F64, ax->edges, out);
+  int st = tsr_node_values(&g, dt, ax->edges, out);
   tsr_grid_free(&g);
   return st;
 }
@@ -221,6 +221,11 @@ static int one_axis(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_value *ou
   tsr_value ten = {.kind = V_INT, .i = 10};
   TSR_CHECK(parse_axis(c, a->at[given(a, 1) ? 1 : 0], "histogram", given(a, 1) ? &a->v[1] : &ten,
                        given(a, 2) ? &a->v[2] : NULL, x, 1, &ax));
+  /* NumPy's edges of equal bins have the data's float type (float32
+   * data: linspace in float64 rounded to float32), and so its bins */
+  tsr_dtype edt = x->dtype == TSR_F32 && ax.mode == TSR_HIST_UNIFORM ? TSR_F32 : TSR_F64;
+  if (edt == TSR_F32)
+    for (int64_t i = 0; i <= ax.nb; i++) ax.edges[i] = (double)(float)ax.edges[i];
   double *spec = NULL;
   int64_t len = 0;
   tsr_dtype dt = w ? w->dtype : TSR_I64;
@@ -230,7 +235,7 @@ static int one_axis(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_value *ou
   if (st == TSR_OK && given(a, 4)) st = tsr_arg_int(c, a, 4, "density", &dens);
   if (st == TSR_OK && dens) st = density(&ax, 1, h, &h);
   tsr_node *nodes[2] = {h, NULL};
-  if (st == TSR_OK) st = edges_node(&ax, &nodes[1]);
+  if (st == TSR_OK) st = edges_node(&ax, edt, &nodes[1]);
   free(spec);
   free_axes(&ax, 1);
   TSR_CHECK(tsr_ctx_relocate(c, call, st));
@@ -342,7 +347,7 @@ static int many_axes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, ts
   if (st == TSR_OK && given(a, p + 4)) st = tsr_arg_int(c, a, p + 4, "density", &dens);
   if (st == TSR_OK && dens) st = density(ax, D, h, &h);
   nodes[0] = h;
-  for (int d = 0; d < D && st == TSR_OK; d++) st = edges_node(&ax[d], &nodes[1 + d]);
+  for (int d = 0; d < D && st == TSR_OK; d++) st = edges_node(&ax[d], TSR_F64, &nodes[1 + d]);
   free(spec);
   free_axes(ax, done);
   TSR_CHECK(tsr_ctx_relocate(c, call, st));

@@ -323,11 +323,7 @@ int tsr_b_products(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_
     TSR_CHECK(tsr_ctx_relocate(
         c, call, new_node(LA_TRANSPOSE, x[1], NULL, 0, 2, shape, sizes, n, x[1]->dtype, &x[1])));
   }
-  if (n0 == 1) { /* inner(a, B) = B @ a */
-    v0.arr = x[1], v1.arr = x[0];
-    return matmul_values(c, call, &v0, a->at[1], &v1, a->at[0], out);
-  }
-  v0.arr = x[0], v1.arr = x[1];
+  v0.arr = x[0], v1.arr = x[1]; /* a @ b.T: inner(a, B) = a @ B.T too (B @ a) */
   return matmul_values(c, call, &v0, a->at[0], &v1, a->at[1], out);
 }
 

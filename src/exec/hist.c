@@ -22,14 +22,15 @@ typedef struct hist_run {
   tsr_exec *ex;
   tsr_node *n;
   tsr_hist h;
-  int64_t slots;          /* bins + 1 */
-  tsr_stage_box *xb, *wb; /* a step's boxes of the samples and of the weights */
-  int64_t *ids;           /* their chunk ids */
-  double **xd, **wd;      /* this rank's staged boxes */
-  double *mine;           /* this rank's chunks' bins, in chunk order */
-  double *total;          /* everything, added in chunk order (apart: each chunk's) */
-  const tsr_prog *fused;  /* the samples' program, binned where it is computed; NULL: staged */
-  int apart;              /* n->b == 1: each chunk's bins apart */
+  int64_t slots;             /* bins + 1 */
+  tsr_stage_box *xb, *wb;    /* a step's boxes of the samples and of the weights */
+  int64_t *ids;              /* their chunk ids */
+  double **xd, **wd;         /* this rank's staged boxes */
+  double *mine;              /* this rank's chunks' bins, in chunk order */
+  double *total;             /* everything, added in chunk order (apart: each chunk's) */
+  const tsr_prog *fused;     /* the samples' program, binned where it is computed; NULL: staged */
+  int64_t *starts, *extents; /* fused: this rank's boxes of a step (TSR_MAXDIM each) */
+  int apart;                 /* n->b == 1: each chunk's bins apart */
 } hist_run;
 
 /* The step's chunks [first, last) of the samples that have elements. */
@@ -59,12 +60,15 @@ static int step_bins(hist_run *r, int64_t m) {
     memset(out, 0, sizeof(double) * (size_t)r->slots);
     int64_t rows =
         r->h.ndim > 1 ? r->xb[i].extent[0] : tsr_elems_of(r->n->in[0]->grid.ndim, r->xb[i].extent);
-    if (st == TSR_OK && r->fused)
-      st = tsr_be_hist_box(ex->be, r->fused, r->xb[i].start, r->xb[i].extent, &r->h, out);
-    else if (st == TSR_OK)
+    if (r->fused) { /* the boxes together, below */
+      memcpy(r->starts + k * TSR_MAXDIM, r->xb[i].start, sizeof r->xb[i].start);
+      memcpy(r->extents + k * TSR_MAXDIM, r->xb[i].extent, sizeof r->xb[i].extent);
+    } else if (st == TSR_OK) {
       st = tsr_be_hist(ex->be, &r->h, r->xd[k], rows, r->n->in[1] ? r->wd[k] : NULL, out);
+    }
     k++;
   }
+  if (r->fused) st = tsr_be_hist_box(ex->be, r->fused, k, r->starts, r->extents, &r->h, r->mine);
   TSR_CHECK(tsr_agree((int)st));
   char *all = NULL;
   size_t *counts = NULL;
@@ -132,30 +136,38 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
   if (tsr_hist_parse(n->consts, n->nconsts, &r.h) != 0)
     return TSR_ERROR(TSR_ERR_INTERNAL, "histogram %d has no bins", n->id);
   r.slots = r.h.nbins + 1;
-  int64_t k = chunks_per_step(ex, n), step = k * ex->size;
+  /* fused where the backend can: one axis, no weights, a program that
+   * reads nothing staged (the same decision on every rank); then every
+   * chunk of a rank in one step (nothing is held while it is binned) */
+  tsr_prog prog;
+  int compiled = 0;
+  if (!ex->no_fuse && !n->in[1] && r.h.ndim == 1 && r.h.nbins <= TSR_HIST_FUSED_BINS &&
+      tsr_prog_compile(n->in[0], 0, &prog) == TSR_OK) {
+    compiled = 1;
+    if (!tsr_stage_needed(&prog) && tsr_be_hist_box_takes(ex->be, &prog)) r.fused = &prog;
+  }
+  int64_t chunks = tsr_grid_count(&n->in[0]->grid);
+  int64_t k = chunks_per_step(ex, n);
+  if (r.fused) {
+    k = (chunks + ex->size - 1) / ex->size;
+    while (k > 1 && (double)k * (double)r.slots > 1 << 24) k = (k + 1) / 2; /* 128 MB of bins */
+  }
+  int64_t step = k * ex->size;
   r.xb = calloc((size_t)step, sizeof(tsr_stage_box));
   r.wb = calloc((size_t)step, sizeof(tsr_stage_box));
   r.ids = calloc((size_t)step, sizeof(int64_t));
   r.xd = calloc((size_t)k, sizeof(double *));
   r.wd = calloc((size_t)k, sizeof(double *));
+  r.starts = calloc((size_t)k * TSR_MAXDIM, sizeof(int64_t));
+  r.extents = calloc((size_t)k * TSR_MAXDIM, sizeof(int64_t));
   r.mine = calloc((size_t)(k * r.slots), sizeof(double));
   r.apart = n->b == 1;
-  int64_t chunks = tsr_grid_count(&n->in[0]->grid);
   r.total = calloc((size_t)(r.apart ? chunks * r.slots : r.slots), sizeof(double));
-  int st = r.xb && r.wb && r.ids && r.xd && r.wd && r.mine && r.total
+  int st = r.xb && r.wb && r.ids && r.xd && r.wd && r.starts && r.extents && r.mine && r.total
                ? TSR_OK
                : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram of %lld bins",
                            (long long)r.h.nbins);
   st = tsr_agree(st);
-  /* fused where the backend can: one axis, no weights, a program that
-   * reads nothing staged (the same decision on every rank) */
-  tsr_prog prog;
-  int compiled = 0;
-  if (st == TSR_OK && !ex->no_fuse && !n->in[1] && r.h.ndim == 1 &&
-      r.h.nbins <= TSR_HIST_FUSED_BINS && tsr_prog_compile(n->in[0], 0, &prog) == TSR_OK) {
-    compiled = 1;
-    if (!tsr_stage_needed(&prog) && tsr_be_hist_box_takes(ex->be, &prog)) r.fused = &prog;
-  }
   if (st == TSR_OK) st = run_steps(&r, k);
   if (compiled) tsr_prog_free(&prog);
   if (st == TSR_OK && !r.apart && r.h.axis[0].mode == TSR_HIST_INT && r.total[r.h.nbins] > 0)
@@ -175,5 +187,6 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
     r.total = NULL;
   }
   free(r.xb), free(r.wb), free(r.ids), free(r.xd), free(r.wd), free(r.mine), free(r.total);
+  free(r.starts), free(r.extents);
   return st;
 }

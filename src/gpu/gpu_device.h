@@ -43,8 +43,8 @@ int tsr_gpu_reduce_chunks(const tsr_reduce_batch *bt);
 int tsr_gpu_eval_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, double *out);
 int tsr_gpu_reduce_box(const tsr_prog *p, const int64_t *start, const int64_t *extent, int kind,
                        int axis, tsr_stat *out);
-/* A histogram of one axis of p's values over a box, fused (gpu_reduce.cu). */
-int tsr_gpu_hist_box(const tsr_prog *p, const int64_t *start, const int64_t *extent,
+/* A histogram of one axis of p's values over boxes, fused (gpu_reduce.cu). */
+int tsr_gpu_hist_box(const tsr_prog *p, int64_t nbox, const int64_t *start, const int64_t *extent,
                      const tsr_hist *h, double *out);
 /* The largest program a kernel takes (gpu_prog.cuh: the program travels
  * as a kernel argument); the wrappers split larger ones. */

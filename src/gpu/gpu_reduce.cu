@@ -895,13 +895,11 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS(MODE))
   }
 }
 
-int tsr_gpu_hist_box(const tsr_prog *prog, const int64_t *start, const int64_t *extent,
-                     const tsr_hist *h, double *out) {
+int tsr_gpu_hist_box(const tsr_prog *prog, int64_t nbox, const int64_t *start,
+                     const int64_t *extent, const tsr_hist *h, double *out) {
   if (h->ndim != 1) return TSR_ERROR(TSR_ERR_INTERNAL, "a fused histogram of %d axes", h->ndim);
   tsr_gpu_bind_device();
-  long long n = 1, slots = h->nbins + 1;
-  for (int a = 0; a < prog->ndim; a++) n *= extent[a];
-  if (n <= 0) return TSR_OK;
+  long long slots = h->nbins + 1, total = slots * nbox;
   int copies = HIST_COPIES;
   while (copies > 1 && (long long)copies * slots * 4 > HIST_SHARED) copies /= 2;
   if ((long long)copies * slots * 4 > HIST_SHARED)
@@ -911,46 +909,53 @@ int tsr_gpu_hist_box(const tsr_prog *prog, const int64_t *start, const int64_t *
   long long nedges = h->axis[0].edges ? h->axis[0].nb + 1 : 0;
   double *mem = NULL;
   int st = tsr_gpu_alloc(
-      sizeof(unsigned long long) * (size_t)slots + sizeof(double) * (size_t)(nedges + 1), &mem);
+      sizeof(unsigned long long) * (size_t)total + sizeof(double) * (size_t)(nedges + 1), &mem);
   unsigned long long *counts = (unsigned long long *)mem, *host = NULL;
   tsr_hist dh = *h; /* its edges on the device */
   if (st == TSR_OK) {
-    double *edges = (double *)(counts + slots);
+    double *edges = (double *)(counts + total);
     st =
-        CUDA_STATUS(cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * (size_t)slots, STREAM));
+        CUDA_STATUS(cudaMemsetAsync(counts, 0, sizeof(unsigned long long) * (size_t)total, STREAM));
     if (st == TSR_OK && nedges)
       st = CUDA_STATUS(cudaMemcpyAsync(edges, h->axis[0].edges, sizeof(double) * (size_t)nedges,
                                        cudaMemcpyHostToDevice, STREAM));
     dh.axis[0].edges = nedges ? edges : NULL;
-    host = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)slots);
+    host = (unsigned long long *)malloc(sizeof(unsigned long long) * (size_t)total);
     if (st == TSR_OK && !host) st = TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram");
   }
-  if (st == TSR_OK) {
+  long long elems = 0;
+  kernel_timer kt;
+  timer_start(&kt);
+  for (int64_t k = 0; k < nbox && st == TSR_OK; k++) { /* queued one after another */
+    const int64_t *bs = start + k * TSR_MAXDIM, *be = extent + k * TSR_MAXDIM;
+    long long n = 1;
+    for (int a = 0; a < prog->ndim; a++) n *= be[a];
+    if (n <= 0) continue;
+    elems += n;
     long long ctas = (n + THREADS * 16 - 1) / (THREADS * 16);
     dim3 grid((unsigned)(ctas < 1 ? 1 : ctas > HIST_CTAS ? HIST_CTAS : ctas));
     size_t shared = (size_t)copies * (size_t)slots * 4;
-    dbox b = tsr_gpu_make_box(prog->ndim, start, extent);
-    kernel_timer kt;
-    timer_start(&kt);
+    dbox b = tsr_gpu_make_box(prog->ndim, bs, be);
+    unsigned long long *c = counts + k * slots;
     if (d.chain == GEN)
-      hist_box_kernel<GEN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+      hist_box_kernel<GEN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, c);
     else if (d.chain == GEN_REST)
-      hist_box_kernel<GEN_REST><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+      hist_box_kernel<GEN_REST><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, c);
     else if (d.chain)
-      hist_box_kernel<CHAIN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+      hist_box_kernel<CHAIN><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, c);
     else
-      hist_box_kernel<0><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, counts);
+      hist_box_kernel<0><<<grid, THREADS, shared, STREAM>>>(d, b, n, dh, copies, c);
     st = CUDA_STATUS(cudaGetLastError());
-    timer_stop(&kt);
-    if (st == TSR_OK)
-      st = CUDA_STATUS(cudaMemcpyAsync(host, counts, sizeof(unsigned long long) * (size_t)slots,
-                                       cudaMemcpyDeviceToHost, STREAM));
-    int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM));
-    if (st == TSR_OK) st = ws;
-    timer_end(&kt, st == TSR_OK, tsr_trace_args{-1, 1, n, 0});
   }
+  timer_stop(&kt);
   if (st == TSR_OK)
-    for (long long k = 0; k < slots; k++) out[k] += (double)host[k];
+    st = CUDA_STATUS(cudaMemcpyAsync(host, counts, sizeof(unsigned long long) * (size_t)total,
+                                     cudaMemcpyDeviceToHost, STREAM));
+  int ws = CUDA_STATUS(cudaStreamSynchronize(STREAM)); /* before the memory goes back */
+  if (st == TSR_OK) st = ws;
+  timer_end(&kt, st == TSR_OK, tsr_trace_args{-1, nbox, elems, 0});
+  if (st == TSR_OK)
+    for (long long k = 0; k < total; k++) out[k] += (double)host[k];
   free(host);
   if (mem) tsr_gpu_release(mem);
   int rs = tsr_gpu_prog_release(&d);

@@ -53,6 +53,9 @@ a6|histogramdd([y, z], bins=(2, 3))[1][1]|np.histogramdd([y, z], bins=(2, 3))[1]
 a7|bincount(i)|np.bincount(i)
 a8|bincount(i[:0])|np.bincount(i[:0])
 a9|histogram(y[:0])[1]|np.histogram(y[:0])[1]
+f1|histogram(x.astype("float32"), bins=10, range=(-1, 1))[0]|np.histogram(x.astype(np.float32), bins=10, range=(-1, 1))[0]
+f2|histogram(y.astype("float32") * 0.1, bins=7, range=(-0.2, 0.2))[1]|np.histogram(y.astype(np.float32) * np.float32(0.1), bins=7, range=(-0.2, 0.2))[1]
+f3|histogram(full(1, 0.7, dtype="float32"), bins=10, range=(0, 1))[0]|np.histogram(np.full(1, 0.7, dtype=np.float32), bins=10, range=(0, 1))[0]
 CASES
 XT='(((arange(300, chunks=64)[:, None] * 7 + arange(7, chunks=3)[None, :]) * 7919 % 1000) / 37.0 - 13.5)'
 XN='(((np.arange(300)[:, None] * 7 + np.arange(7)[None, :]) * 7919 % 1000) / 37.0 - 13.5)'

@@ -33,8 +33,11 @@ of the multiplications decides over- and underflow), cumsum and nancumsum of n t
 and diff composed of sum, divide and subtract; sort, median and the quantiles of exact inputs
 are NumPy's very bits (an order statistic of inexact inputs moves by the largest bound of
 its slice; an interpolation between two values of a float32 array adds 4 u32 of them:
-NumPy's _lerp takes b - a in float32), argmax and friends exact (NumPy's first index) unless
-an interval overlaps the extreme's, and propagates the
+NumPy's _lerp takes b - a in float32; topk the same), argmax and friends exact (NumPy's first
+index) unless an interval overlaps the extreme's, einsum, tensordot, inner and vdot over k
+terms of m factors 2 (k + m) u sum|term| plus each term's interval product minus the product
+(outer and kron one product each: multiply's bound; a transpose or diagonal by einsum exact),
+and propagates the
 bounds of its operands through its derivative. Where an operand's interval
 crosses a discontinuity (sqrt and log near 0, greater near a tie, a divisor
 near 0, a negative base with an inexact exponent) any value is accepted.
@@ -46,7 +49,14 @@ allclose, isin, any, all, count_nonzero, argmax, argmin, nanargmax, nanargmin, t
 comparison) are exact, or unconstrained where an operand's interval leaves the truth, the
 order or the NaN-ness of an element open (a tie of a comparison or of isclose's two sides
 within the operands' bounds and the rounding, in float32 for float32 operands as NumPy 1.24);
-where() takes its condition's truth the same way. Shapes must be equal (a
+where() takes its condition's truth the same way. argsort (NumPy's kind="stable") and argtopk
+are exact, a whole line unconstrained where two of its intervals (twice the bounds) touch;
+digitize and searchsorted unconstrained where an interval reaches a bin; a histogram's count
+where an interval crosses an edge of its bin, bincount's every count where a value is open.
+What decides a result's length (a mask, nonzero, unique, the sets) must be known: those
+operands are without random leaves, and a case whose truth or order is open is not generated
+(see below). take, list indices, diag, masks, compress and extract select values and bounds
+alike. Shapes must be equal (a
 0-d result is a scalar dataset) and dtypes as documented; the 1-rank and
 3-rank results of each mode must be bitwise equal.
 
@@ -73,6 +83,22 @@ None too), stack, hstack, vstack, dstack, column_stack (operands of fewer axes w
 promotes them), append and block of operands of mixed dtypes and chunks; roll, rot90, tile,
 pad (every mode, widths within tessera's limits), repeat and broadcast_to. A leaf of
 several axes may be a reshaped arange (distinct values that show where each one went).
+Selections and products: take(a, [i, ...], axis) (x.take, axis None, one int index), list
+indices x[..., [i, j], ...] (integers next to the list, slices elsewhere), diag both ways,
+outer, inner, vdot, kron, tensordot (axes an int or pairs of lists), einsum (one to three
+operands: "ij,jk->ik", "ij->ji", "ii", "i,i", "ijk->kj", implicit outputs ...); topk in the
+float cases. About one case in eighteen is an int64 result of argsort (kind=, axis None),
+argtopk, digitize (increasing or decreasing bins, right=), searchsorted (side=),
+histogram(a, bins=N, range=(lo, hi))[0] or with explicit edges, or bincount(x, minlength=M)
+of an int64 x that digitize, searchsorted or argsort makes (its values below M). About one
+in forty (each makes tessera compute while it reads the job) has a length its values
+decide: x[mask] (a comparison or isin of x's shape or of its leading axes), nonzero(a)[k],
+where(c)[k], flatnonzero, argwhere, compress(c, a, axis), extract, unique (return_index=,
+return_counts=: [0], [1], [2]), union1d and intersect1d; the generator evaluates them (their
+truths and sets without random leaves) and draws again one whose truth or order is open.
+Covered only by hand-written tests (tests/exec): lstsq, solve, inv, pinv, svd_compressed,
+cholesky, solve_triangular, lu, det, slogdet, norm, histogram2d and histogramdd (and
+histogram's weights=, density=, bins without range=, bincount's weights=).
     diff_fuzz.py check --seed S --cases N [--only K,...] MODE=FILE.h5 ...
         compares each results file with NumPy, and the files of one mode
         (MODE fused-1, fused-3, nofuse-1, nofuse-3) bitwise across ranks
@@ -87,8 +113,8 @@ on those after it; `--only K` runs it alone. Cases 0 to len(REGRESSION) - 1
 are fixed regression cases that once crashed tessera or gave a wrong value.
 
 Known tessera bugs are left out of generation, each at a `# BUG:` comment in
-the NumPy side's function (nan_reduce, arg_reduce, order_stat; one in g_remap, which the NumPy
-side refuses as not generated): a case that runs into one (found by
+the NumPy side's function (nan_reduce, arg_reduce, order_stat, contract, Evaluator.select; one
+in g_remap and one in int_case, which the NumPy side refuses as not generated): a case that runs into one (found by
 evaluating it on the NumPy side, random leaves standing in with values of
 their range) records it in Evaluator.bugs and is drawn again from the same
 generator. excluded() also sees the identities of the earlier cases'
@@ -896,6 +922,292 @@ def isin_(x, tests, invert):
     return ex_arr(eq != bool(invert), unc, "bool")
 
 
+# ---- selections, products, order and sets (take, diag, einsum, argsort, histogram, unique ...) ---
+#
+# What a comparison decides (an order, a bin, a truth) is exact, or unconstrained where an
+# operand's interval (twice its bound: tessera's value and NumPy's each lie within the bound of
+# the exact one) leaves it open. Where it decides a result's length (masks, nonzero, unique and
+# the sets) an open one is not generated: the operands are without random leaves, so that the
+# generator sees the values, and a case whose truth or order is open is drawn again (Evaluator.bugs,
+# "domain:"); the NumPy side refuses it.
+
+def floats(what, *xs):
+    for x in xs:
+        if not isinstance(x, Arr) or x.dt not in ("float32", "float64"):
+            raise FuzzError("%s of a non-float or a number (not generated)" % what)
+
+
+def int_list(what, idx, n):
+    """A tuple of ints (a list index), each within an axis of length n."""
+    if not isinstance(idx, tuple) or not idx or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in idx):
+        raise FuzzError("%s: indices must be a non-empty list of ints" % what)
+    for i in idx:
+        if not -n <= i < n:
+            raise FuzzError("%s: index %d out of bounds for an axis of %d" % (what, i, n))
+    return list(idx)
+
+
+def order_open(v, e):
+    """Rows (the last axis) of v within e where the order of two elements, or their equality,
+    is open: intervals (twice the bounds) that touch, where either bound is not 0; or a bound
+    that is not finite. v, e: (rows, n) arrays -> (rows,) bool."""
+    with np.errstate(all="ignore"):
+        s = 2.0 * (e[:, :, None] + e[:, None, :])
+        close = (s > 0) & (np.abs(v[:, :, None] - v[:, None, :]) <= s)
+        n = v.shape[-1]
+        close &= ~np.eye(n, dtype=bool)[None]
+        return np.any(close, axis=(1, 2)) | np.any(~np.isfinite(e), axis=-1)
+
+
+def along_rows(x, axis):
+    """(v, e, ax) of x for an operation along axis (None: flattened), the axis moved last and
+    the other axes flattened into rows; and a function that puts a result (rows, m) back."""
+    floats("an order", x)
+    if axis is None:
+        v, e, ax = x.v.ravel(), x.e.ravel(), 0
+    else:
+        ax = norm_axis(axis, x.v.ndim)
+        if ax is None or x.v.ndim == 0:
+            raise FuzzError("an order along an axis of a 0-d array")
+        v, e = x.v, x.e
+    vm, em = np.moveaxis(v, ax, -1), np.moveaxis(e, ax, -1)
+    lead = vm.shape[:-1]
+    rows = (prod(lead), vm.shape[-1])
+    rows_v, rows_e = vm.reshape(rows), em.reshape(rows)
+
+    def back(r):
+        return np.moveaxis(r.reshape(lead + (r.shape[-1],)), -1, ax)
+
+    return rows_v, rows_e, back
+
+
+def argsort_(x, axis, k=None):
+    """argsort (NumPy's kind="stable"), and argtopk (k: the stable order reversed for the
+    largest, as is for the smallest): exact, or the whole line open where its order is."""
+    v, e, back = along_rows(x, axis)
+    n = v.shape[-1]
+    if k is not None and not (isinstance(k, int) and 1 <= abs(k) <= n):
+        raise FuzzError("argtopk: k %r for an axis of %d (not generated)" % (k, n))
+    s = np.argsort(v, axis=-1, kind="stable")
+    if k is not None:
+        s = s[:, ::-1][:, :k] if k > 0 else s[:, :-k]
+    unc = order_open(v, e) if v.size else np.zeros(v.shape[0], dtype=bool)
+    unc = np.broadcast_to(unc[:, None], s.shape)
+    return ex_arr(back(s.astype(np.float64)), back(unc), "int64")
+
+
+def topk_(x, k, axis):
+    """topk: sort's values (NaN largest), k largest first or |k| smallest; an order statistic
+    of inexact values moves by the largest bound of its line (sort_'s model)."""
+    v, e, back = along_rows(x, axis)
+    n = v.shape[-1]
+    if not (isinstance(k, int) and not isinstance(k, bool) and 1 <= abs(k) <= n):
+        raise FuzzError("topk: k %r for an axis of %d (not generated)" % (k, n))
+    s = np.sort(v, axis=-1)
+    s = s[:, ::-1][:, :k] if k > 0 else s[:, :-k]
+    em = np.broadcast_to(np.max(e, axis=-1, keepdims=True, initial=0.0), s.shape)
+    return Arr(back(s), back(em), x.dt)
+
+
+def bins_open(v, e, edges, nb):
+    """Which of nb bins (bins i: [edges[i], edges[i + 1]), the last closed) a count of v within
+    e (twice it) leaves open: those an interval reaches beyond its value's own bin."""
+    unc = np.zeros(nb, dtype=bool)
+    if np.any(~np.isfinite(e)):
+        unc[:] = True
+        return unc
+    edges = np.asarray(edges, dtype=np.float64)
+
+    def binof(t):
+        b = np.searchsorted(edges, t, side="right") - 1
+        return np.where(t == edges[-1], nb - 1, b)  # the last bin is closed; beyond: nb
+
+    live = (e > 0) & ~np.isnan(v)
+    with np.errstate(all="ignore"):
+        lo, hi = binof(v[live] - 2.0 * e[live]), binof(v[live] + 2.0 * e[live])
+    for a, b in zip(lo, hi):
+        if a != b:
+            unc[max(a, 0):min(b, nb - 1) + 1] = True
+    return unc
+
+
+def histogram_(x, bins, rng):
+    """histogram(a, bins=N, range=(lo, hi)) or histogram(a, bins=[edges]): (hist, bin_edges),
+    NumPy's on the values in x's dtype; a count is open where a value's interval crosses an
+    edge of its bin."""
+    floats("histogram", x)
+    av = x.v.astype(np.float32) if x.dt == "float32" else x.v
+    if isinstance(bins, tuple):
+        if rng is not None or len(bins) < 2 or list(bins) != sorted(bins):
+            raise FuzzError("histogram: edges must increase (not generated)")
+        bins_arg = np.array(bins, dtype=np.float64)
+    elif isinstance(bins, int) and bins >= 1 and isinstance(rng, tuple) and len(rng) == 2:
+        bins_arg = bins
+        rng = (float(rng[0]), float(rng[1]))
+    else:
+        raise FuzzError("histogram without range= or edges (not generated)")
+    try:
+        h, edges = np.histogram(av, bins=bins_arg, range=rng)
+    except ValueError as exc:
+        raise FuzzError("histogram: %s" % exc) from None
+    unc = bins_open(x.v.ravel(), x.e.ravel(), edges, len(h))
+    return ex_arr(h, unc, "int64"), Arr(np.asarray(edges, dtype=np.float64), 0.0, str(edges.dtype))
+
+
+def bincount_(x, minlength):
+    """bincount of a 1-d int64 array whose values are below minlength (the generator's own),
+    all counts open where a value is."""
+    if not isinstance(x, Arr) or x.dt != "int64" or x.v.ndim != 1:
+        raise FuzzError("bincount of a non-int64 or not 1-d array (not generated)")
+    if not isinstance(minlength, int) or minlength < 1:
+        raise FuzzError("bincount without minlength= (not generated)")
+    if np.any(np.isfinite(x.e) & ((x.v < 0) | (x.v >= minlength))):
+        raise FuzzError("bincount: a value outside [0, minlength) (not generated)")
+    known = np.isfinite(x.e)
+    r = np.bincount(x.v[known].astype(np.int64), minlength=minlength)
+    return ex_arr(r, np.broadcast_to(not np.all(known), r.shape), "int64")
+
+
+def digitize_(x, bins, right, search_side=None):
+    """digitize(x, bins, right) and searchsorted(bins, x, side): NumPy's (in double, bins a list
+    of numbers); open where x's interval reaches a bin."""
+    floats("digitize/searchsorted", x)
+    b = bins if isinstance(bins, tuple) else None
+    if not b or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in b):
+        raise FuzzError("bins must be a list of numbers (not generated)")
+    bv = np.array([float(t) for t in b])
+    a, ea = x.v, x.e
+    with np.errstate(all="ignore"):
+        if search_side is None:
+            r = np.digitize(a, bv, right=bool(right))
+        else:
+            if np.any(np.diff(bv) < 0):
+                raise FuzzError("searchsorted of an unsorted list (not generated)")
+            r = np.searchsorted(bv, a, side=search_side)
+        dist = np.min(np.abs(a[..., None] - bv), axis=-1)
+        unc = ~np.isfinite(ea) | ((ea > 0) & (dist <= 2.0 * ea))
+    return ex_arr(r, unc, "int64")
+
+
+def einsum_spec(spec, ndims):
+    """(inputs, output) subscripts of an einsum spec (NumPy's implicit output: the letters that
+    appear once, sorted)."""
+    if not isinstance(spec, str) or "." in spec:
+        raise FuzzError("einsum subscripts %r (not generated)" % (spec,))
+    ins, out = spec.replace(" ", "").split("->") if "->" in spec else (spec.replace(" ", ""), None)
+    subs = ins.split(",")
+    if len(subs) != len(ndims) or any(len(s) != n for s, n in zip(subs, ndims)):
+        raise FuzzError("einsum: %r does not fit operands of %s dimensions" % (spec, ndims))
+    allc = "".join(subs)
+    if out is None:
+        out = "".join(sorted(c for c in set(allc) if allc.count(c) == 1))
+    if len(set(out)) != len(out) or any(c not in allc for c in out) or len(set(allc)) > 4:
+        raise FuzzError("einsum output %r" % out)
+    return subs, out
+
+
+def contract(spec, xs, bugs=None):
+    """einsum of float arrays with the fuzzer's product bounds: each term's interval product
+    minus the product, summed; k terms of m factors add 2 (k + m) u sum|term| (matmul's);
+    a term of m factors alone (m - 1) u |term|; a copy (one operand, nothing summed) nothing."""
+    floats("einsum", *xs)
+    subs, out = einsum_spec(spec, [x.v.ndim for x in xs])
+    vals, errs, dt = operands(*xs)
+    letters, sizes = [], {}
+    for s, x in zip(subs, xs):
+        for c, n in zip(s, x.shape):
+            if c not in letters:
+                letters.append(c)
+            if sizes.setdefault(c, n) != n:
+                raise FuzzError("einsum: subscript %s has lengths %d and %d" % (c, sizes[c], n))
+    full_v, full_e = [], []
+    for s, v, e in zip(subs, vals, errs):
+        u = "".join(c for c in letters if c in s)  # its distinct letters, diagonals taken
+        tgt = tuple(sizes[c] if c in u else 1 for c in letters)
+        full_v.append(np.einsum(s + "->" + u, v).reshape(tgt))
+        full_e.append(np.einsum(s + "->" + u, e).reshape(tgt))
+    red = tuple(i for i, c in enumerate(letters) if c not in out)
+    keep = [c for c in letters if c not in out]
+    rest = [c for c in letters if c in out]
+    k, m = prod(sizes[c] for c in keep), len(xs)
+    with np.errstate(all="ignore"):
+        shp = np.broadcast_shapes(*[a.shape for a in full_v])
+        pv = np.ones(shp)
+        for a in full_v:
+            pv = pv * a
+        if m == 1:
+            pe = np.broadcast_to(full_e[0], shp)
+        elif m == 2:
+            (a, b), (ea, eb) = full_v, full_e
+            pe = smul(b, ea) + smul(a, eb) + ea * eb
+        else:
+            hi, lo, ex = np.ones(shp), np.ones(shp), np.ones(shp, dtype=bool)
+            for a, ea in zip(full_v, full_e):
+                hi, lo, ex = hi * (np.abs(a) + ea), lo * np.abs(a), ex & (ea == 0)
+            pe = np.where(ex, 0.0, hi - lo)
+        pe = np.where(np.isnan(pe), np.inf, pe)
+        r, e = pv.sum(axis=red), pe.sum(axis=red)
+        if red:
+            e = e + 2.0 * (k + m) * udt(dt) * fin(pv).sum(axis=red)
+        else:
+            e = e + (m - 1) * udt(dt) * fin(pv)
+    perm = [rest.index(c) for c in out]
+    r, e = np.transpose(r, perm), np.transpose(e, perm)
+    if m == 1 and not red:  # a copy: transposes and diagonals
+        return Arr(r, e, dt)
+    return finish_op(r, e, dt, np.isfinite(e))
+
+
+def kron_(x, y):
+    """kron of 1-d or 2-d arrays: each product one rounding (binary's multiply)."""
+    floats("kron", x, y)
+    if not (1 <= x.v.ndim <= 2 and 1 <= y.v.ndim <= 2):
+        raise FuzzError("kron of 1-d and 2-d arrays only")
+    ones_x, ones_y = np.ones(x.shape), np.ones(y.shape)
+    a = Arr(np.kron(x.v, ones_y), np.kron(x.e, ones_y), x.dt)
+    b = Arr(np.kron(ones_x, y.v), np.kron(ones_x, y.e), y.dt)
+    return binary("multiply", a, b)
+
+
+def truth_known(what, c, ev):
+    """The truth of c (bool, or nonzero) where its every element's truth is known; else a case
+    not generated (the length of what follows would be open)."""
+    if not isinstance(c, Arr):
+        raise FuzzError("%s of a number (not generated)" % what)
+    unc = unc_truth(c.v, c.e) if c.dt != "bool" else ~(c.e == 0)
+    if ev.inputs is None and has_random(c.key):
+        ev.bugs.append("domain: %s of random values (its length unknown when generating)" % what)
+    elif np.any(unc):
+        if ev.inputs is None:
+            ev.bugs.append("domain: %s of an open truth (its length open)" % what)
+        else:
+            raise FuzzError("%s of an open truth (not generated)" % what)
+    return c.v != 0
+
+
+def values_known(what, xs, ev):
+    """Values of xs (flattened together) whose order and equality is known (unique, the sets)."""
+    floats(what, *xs)
+    v = np.concatenate([x.v.ravel() for x in xs])
+    e = np.concatenate([x.e.ravel() for x in xs])
+    if ev.inputs is None and any(has_random(x.key) for x in xs):
+        ev.bugs.append("domain: %s of random values (its length unknown when generating)" % what)
+    elif v.size and order_open(v[None], e[None])[0]:
+        if ev.inputs is None:
+            ev.bugs.append("domain: %s of values whose order is open" % what)
+        else:
+            raise FuzzError("%s of values whose order is open (not generated)" % what)
+
+
+def idx_arr(v):
+    return Arr(np.asarray(v, dtype=np.float64), 0.0, "int64")
+
+
+def set_dt(*xs):
+    return "float32" if all(x.dt == "float32" for x in xs) else "float64"
+
+
 # ---- reshapes, joins and copies: NumPy's function of the values and, alike, of the bounds ------
 
 SHAPE_FNS = {  # name: (parameters, defaults)
@@ -1181,6 +1493,11 @@ class Evaluator:
             res = Arr(x.v, x.e, x.dt)
             res.key, res.selroot, res.selmap = x.key, x.selroot, x.selmap
             return res
+        if isinstance(res, tuple):  # (hist, bin_edges), nonzero's, unique's: item i
+            base = (fname,) + tuple(ident(x) for x in args + [kw[k] for k in sorted(kw)])
+            for i, item in enumerate(res):
+                item.key = ("item", base, i)
+            return res
         if not isinstance(res, Arr) or any(res is a for a in args) or fname in CREATE + VIEWS:
             return res  # creation and the views (subscripts) set their keys; an operand returned as is keeps its own
         if fname in REDUCTIONS:
@@ -1291,6 +1608,8 @@ class Evaluator:
             p = bind(fname, args, kw, 1, ["x", "copy", "nan", "posinf", "neginf"],
                      dict(copy=True, nan=0.0, posinf=None, neginf=None))
             return nan_to_num_(p["x"], p["nan"], p["posinf"], p["neginf"])
+        if fname == "where" and len(args) == 1 and not kw:  # nonzero(condition)
+            return self.call_("nonzero", args, kw)
         if fname == "where":
             p = bind(fname, args, kw, 3, ["condition", "x", "y"], {})
             return where_(p["condition"], p["x"], p["y"])
@@ -1339,12 +1658,147 @@ class Evaluator:
             if not isinstance(x, Arr) or x.v.ndim == 0:
                 raise FuzzError("%s of a number or a 0-d array" % fname)
             return Arr(f(x.v, p["k"]), f(x.e, p["k"]), x.dt)
+        if fname in SELECT_FNS:
+            return self.select(fname, args, kw)
         if fname == "rechunk":
             p = bind(fname, args, kw, 2, ["x", "chunks"], {})
             return p["x"]
         if fname == "persist":
             p = bind(fname, args, kw, 1, ["x"], {})
             return p["x"]
+        raise FuzzError("unknown function " + fname)
+
+    def select(self, fname, args, kw):
+        """take, diag, the products (outer inner vdot kron tensordot einsum), the orders
+        (argsort argtopk topk), digitize, searchsorted, histogram, bincount, and what selects
+        by a truth (nonzero flatnonzero argwhere compress extract) or makes a set (unique
+        union1d intersect1d)."""
+        names, defaults = SELECT_FNS[fname]
+        p = bind(fname, args, kw, len(names), names, defaults)
+        x = p[names[0]]
+        if fname == "take":
+            floats("take", x)
+            ax = p["axis"]
+            v, e = (x.v.ravel(), x.e.ravel()) if ax is None else (x.v, x.e)
+            ax = 0 if ax is None else norm_axis(ax, x.v.ndim)
+            if ax is None or v.ndim == 0:
+                raise FuzzError("take along an axis of a 0-d array")
+            idx = p["indices"]
+            if isinstance(idx, int) and not isinstance(idx, bool):
+                int_list("take", (idx,), v.shape[ax])
+            else:
+                idx = int_list("take", idx, v.shape[ax])
+            return Arr(np.take(v, idx, axis=ax), np.take(e, idx, axis=ax), x.dt)
+        if fname == "diag":
+            floats("diag", x)
+            k = p["k"]
+            if x.v.ndim not in (1, 2) or not isinstance(k, int):
+                raise FuzzError("diag of a 1-d or 2-d array")
+            return Arr(np.diag(x.v, k), np.diag(x.e, k), x.dt)
+        if fname == "outer":
+            y = p["b"]
+            floats("outer", x, y)
+            return binary("multiply", Arr(x.v.ravel()[:, None], x.e.ravel()[:, None], x.dt),
+                          Arr(y.v.ravel()[None, :], y.e.ravel()[None, :], y.dt))
+        if fname == "inner":
+            y = p["b"]
+            floats("inner", x, y)
+            na, nb = x.v.ndim, y.v.ndim
+            if not (1 <= na <= 2 and 1 <= nb <= 2):
+                raise FuzzError("inner of 1-d and 2-d arrays only")
+            return contract(("ij" if na == 2 else "j") + "," + ("kj" if nb == 2 else "j"), [x, y])
+        if fname == "vdot":
+            y = p["b"]
+            floats("vdot", x, y)
+            return contract("i,i", [Arr(x.v.ravel(), x.e.ravel(), x.dt), Arr(y.v.ravel(), y.e.ravel(), y.dt)])
+        if fname == "kron":
+            return kron_(x, p["b"])
+        if fname == "tensordot":
+            y, axes = p["b"], p["axes"]
+            floats("tensordot", x, y)
+            na, nb = x.v.ndim, y.v.ndim
+            if isinstance(axes, int):
+                pa, pb = list(range(na - axes, na)), list(range(axes))
+            elif isinstance(axes, tuple) and len(axes) == 2:
+                pa, pb = [list(a) if isinstance(a, tuple) else [a] for a in axes]
+            else:
+                raise FuzzError("tensordot axes %r" % (axes,))
+            if len(pa) != len(pb) or not 0 <= len(pa) <= min(na, nb):
+                raise FuzzError("tensordot axes %r" % (axes,))
+            pa, pb = [norm_axis(a, na) for a in pa], [norm_axis(b, nb) for b in pb]
+            sa, sb, free = list("abcd"[:na]), [None] * nb, iter("efgh")
+            for i, j in zip(pa, pb):
+                sb[j] = sa[i]
+            sb = [c if c is not None else next(free) for c in sb]
+            out = [c for i, c in enumerate(sa) if i not in pa] + [c for j, c in enumerate(sb) if j not in pb]
+            return contract("%s,%s->%s" % ("".join(sa), "".join(sb), "".join(out)), [x, y], self.bugs)
+        if fname == "einsum":
+            xs = [a for a in (p["a"], p["b"], p["c"]) if a is not None]
+            return contract(p["subscripts"], xs, self.bugs)
+        if fname in ("argsort", "argtopk"):
+            if fname == "argsort" and p["kind"] not in (None, "stable", "quicksort", "mergesort", "heapsort"):
+                raise FuzzError("argsort kind %r" % (p["kind"],))
+            return argsort_(x, p["axis"], p.get("k"))
+        if fname == "topk":
+            return topk_(x, p["k"], p["axis"])
+        if fname == "digitize":
+            return digitize_(x, p["bins"], p["right"])
+        if fname == "searchsorted":
+            if p["side"] not in ("left", "right"):
+                raise FuzzError("searchsorted side %r" % (p["side"],))
+            return digitize_(p["v"], x, False, p["side"])
+        if fname == "histogram":
+            if p["weights"] is not None or p["density"] is not None:
+                raise FuzzError("histogram weights= density= (not generated)")
+            return histogram_(x, p["bins"], p["range"])
+        if fname == "bincount":
+            if p["weights"] is not None:
+                raise FuzzError("bincount weights= (not generated)")
+            return bincount_(x, p["minlength"])
+        if fname in ("nonzero", "flatnonzero", "argwhere"):
+            if not isinstance(x, Arr) or x.v.ndim == 0 and fname == "nonzero":
+                raise FuzzError("%s of a number or a 0-d array (not generated)" % fname)
+            t = truth_known(fname, x, self)
+            if fname == "nonzero":
+                return tuple(idx_arr(i) for i in np.nonzero(t))
+            return idx_arr(np.flatnonzero(t) if fname == "flatnonzero" else np.argwhere(t))
+        if fname == "compress":
+            a = p["a"]
+            floats("compress", a)
+            if not isinstance(x, Arr) or x.v.ndim != 1:
+                raise FuzzError("compress of a condition that is not a 1-d array")
+            t = truth_known(fname, x, self)
+            ax = p["axis"]
+            v, e = (a.v.ravel(), a.e.ravel()) if ax is None else (a.v, a.e)
+            ax = 0 if ax is None else norm_axis(ax, a.v.ndim)
+            if ax is None or v.ndim == 0 or len(t) > v.shape[ax]:
+                raise FuzzError("compress: a condition longer than the axis (not generated)")
+            return Arr(np.compress(t, v, ax), np.compress(t, e, ax), a.dt)
+        if fname == "extract":
+            a = p["arr"]
+            floats("extract", a)
+            if not isinstance(x, Arr) or x.v.size != a.v.size:
+                raise FuzzError("extract: a condition not of arr's size")
+            t = truth_known(fname, x, self).ravel()
+            return Arr(a.v.ravel()[t], a.e.ravel()[t], a.dt)
+        if fname == "unique":
+            if p["return_inverse"] or p["axis"] is not None:
+                raise FuzzError("unique return_inverse= axis= (not generated)")
+            values_known(fname, [x], self)
+            av = x.v.astype(np.float32) if x.dt == "float32" else x.v
+            ri, rc = bool(p["return_index"]), bool(p["return_counts"])
+            res = np.unique(av, return_index=ri, return_counts=rc)
+            if not (ri or rc):
+                return Arr(res, 0.0, x.dt)
+            return (Arr(res[0], 0.0, x.dt),) + tuple(idx_arr(r) for r in res[1:])
+        if fname in ("union1d", "intersect1d"):
+            y = p["ar2"]
+            values_known(fname, [x, y], self)
+            if p.get("assume_unique"):
+                raise FuzzError("intersect1d assume_unique=True (not generated)")
+            dt = set_dt(x, y)
+            fn = np.union1d if fname == "union1d" else np.intersect1d
+            return Arr(rnd(fn(x.v, y.v), dt), 0.0, dt)
         raise FuzzError("unknown function " + fname)
 
     def view(self, fname, args, kw):
@@ -1395,11 +1849,20 @@ class Evaluator:
 
     def ev_Subscript(self, node):
         x = self.ev(node.value)
-        if not isinstance(x, Arr):
-            raise FuzzError("subscript of a non-array")
         sl = node.slice
         if type(sl).__name__ == "Index":  # Python 3.8
             sl = sl.value
+        if isinstance(x, tuple):  # an item of a tuple result: histogram(...)[0]
+            i = self.ev(sl)
+            if not isinstance(i, int) or not -len(x) <= i < len(x) or not isinstance(x[i], Arr):
+                raise FuzzError("item %r of a tuple of %d" % (i, len(x)))
+            return x[i]
+        if not isinstance(x, Arr):
+            raise FuzzError("subscript of a non-array")
+        if not isinstance(sl, (ast.Tuple, ast.Slice)) and type(sl).__name__ != "ExtSlice":
+            m = self.ev(sl)
+            if isinstance(m, Arr):  # a boolean mask of x's shape or of its leading axes
+                return self.mask(x, m)
         if type(sl).__name__ == "ExtSlice":
             items = sl.dims
         else:
@@ -1413,10 +1876,44 @@ class Evaluator:
                 idx.append(slice(*parts))
             else:
                 v = self.ev(it)
-                if v is not None and v is not Ellipsis and not (isinstance(v, int) and not isinstance(v, bool)):
+                if isinstance(v, tuple):  # a list index (take)
+                    v = tuple(v)
+                elif v is not None and v is not Ellipsis and not (isinstance(v, int) and not isinstance(v, bool)):
                     raise FuzzError("index %r" % (v,))
                 idx.append(v)
+        lists = [k for k, i in enumerate(idx) if isinstance(i, tuple)]
+        if lists:
+            return self.list_index(x, idx, lists)
         return self.subscript(x, idx)
+
+    def list_index(self, x, idx, lists):
+        """x[..., [i, j], ...]: a list on one axis, integers next to it only (NumPy then
+        keeps the list's axis in place; tessera refuses the others), no None or Ellipsis."""
+        adv = [k for k, i in enumerate(idx) if isinstance(i, (tuple, int))]
+        if len(lists) > 1 or adv != list(range(adv[0], adv[-1] + 1)) or any(
+                i is None or i is Ellipsis for i in idx) or len(idx) > x.v.ndim:
+            raise FuzzError("a list index with other lists, apart from the integers, None or ... "
+                            "(not generated)")
+        t = []
+        for k, i in enumerate(idx):
+            if isinstance(i, tuple):
+                i = int_list("list index", i, x.v.shape[k])
+            elif isinstance(i, int):
+                int_list("index", (i,), x.v.shape[k])
+            t.append(i)
+        t = tuple(t)
+        res = Arr(x.v[t], x.e[t], x.dt)
+        res.key = ("take", x.key, repr(t))
+        return res
+
+    def mask(self, x, m):
+        """x[mask]: the mask's true elements (of x's shape) or rows (of its leading axes)."""
+        if m.dt != "bool" or m.v.ndim == 0 or m.v.ndim > x.v.ndim or x.v.shape[:m.v.ndim] != m.v.shape:
+            raise FuzzError("a mask that is not bool of x's shape or leading axes (not generated)")
+        t = truth_known("a mask", m, self)
+        res = Arr(x.v[t], x.e[t], x.dt)
+        res.key = ("mask", x.key, m.key)
+        return res
 
     def subscript(self, x, idx):
         """x[idx] (slices, integers, None, one Ellipsis) with its identity: the subscripts
@@ -1453,6 +1950,24 @@ class Evaluator:
         return res
 
 
+SELECT_FNS = {  # name: (parameters, defaults)
+    "take": (["a", "indices", "axis"], dict(axis=None)), "diag": (["v", "k"], dict(k=0)),
+    "outer": (["a", "b"], {}), "inner": (["a", "b"], {}), "vdot": (["a", "b"], {}),
+    "kron": (["a", "b"], {}), "tensordot": (["a", "b", "axes"], dict(axes=2)),
+    "einsum": (["subscripts", "a", "b", "c"], dict(b=None, c=None)),
+    "argsort": (["a", "axis", "kind"], dict(axis=-1, kind=None)),
+    "argtopk": (["a", "k", "axis"], dict(axis=-1)), "topk": (["a", "k", "axis"], dict(axis=-1)),
+    "digitize": (["x", "bins", "right"], dict(right=False)),
+    "searchsorted": (["a", "v", "side"], dict(side="left")),
+    "histogram": (["a", "bins", "range", "weights", "density"],
+                  dict(bins=10, range=None, weights=None, density=None)),
+    "bincount": (["x", "weights", "minlength"], dict(weights=None, minlength=0)),
+    "nonzero": (["a"], {}), "flatnonzero": (["a"], {}), "argwhere": (["a"], {}),
+    "compress": (["condition", "a", "axis"], dict(axis=None)), "extract": (["condition", "arr"], {}),
+    "unique": (["ar", "return_index", "return_inverse", "return_counts", "axis"],
+               dict(return_index=False, return_inverse=False, return_counts=False, axis=None)),
+    "union1d": (["ar1", "ar2"], {}), "intersect1d": (["ar1", "ar2", "assume_unique"], dict(assume_unique=False)),
+}
 VIEWS = ("flip", "fliplr", "flipud", "expand_dims", "squeeze", "atleast_1d", "atleast_2d", "atleast_3d")
 CREATE = ("normal", "uniform", "random", "rand", "randn", "ones", "zeros", "full", "arange")
 # The elementwise functions, read from `tessera info` (--info): name -> arity.
@@ -1739,7 +2254,7 @@ class Gen:
         if 1 in shape or len(shape) < 4:
             kinds += ["index"] * 2
         kinds += ["view"] * 2
-        kinds += ["reshape", "reshape", "join", "join", "remap", "remap"]
+        kinds += ["reshape", "reshape", "join", "join", "remap", "remap", "take", "product"]
         kind = self.r.choice(kinds)
         return getattr(self, "g_" + kind)(shape, depth - 1, dt)
 
@@ -2050,10 +2565,21 @@ class Gen:
 
     def g_scan(self, shape, depth, dt):
         """cumsum, cumprod, nancumsum, nancumprod, diff, sort."""
-        op = self.r.choice(["cumsum", "cumprod", "nancumsum", "nancumprod", "diff", "diff", "sort", "sort"])
+        op = self.r.choice(["cumsum", "cumprod", "nancumsum", "nancumprod", "diff", "diff", "sort", "sort", "topk"])
         nd = len(shape)
         if nd == 0:
             return self.gen(shape, depth, dt)
+        if op == "topk":  # the k largest first, or the |k| smallest
+            ks = [k for k in range(nd) if shape[k] >= 1]
+            if not ks:
+                return self.gen(shape, depth, dt)
+            ax = self.r.choice(ks)
+            kk = shape[ax] * self.r.choice([1, -1])
+            a = self.gen(shape[:ax] + (shape[ax] + self.r.randint(0, 3),) + shape[ax + 1:], depth, dt)
+            at = "" if ax == nd - 1 and self.chance(0.4) else ", " + self.axis_text(ax, nd)
+            if self.chance(0.3):
+                return Node("%s.topk(%d%s)" % (self.wrap(a, P_ATOM), kk, at), shape, dt)
+            return Node("topk(%s, %d%s)" % (a.text, kk, at), shape, dt)
         if op == "diff":
             ax = self.r.randrange(nd)
             n = self.r.choice([1, 1, 1, 2, 0, 3])
@@ -2326,8 +2852,22 @@ class Gen:
         ones = [k for k, n in enumerate(shape) if n == 1]
         forms = ["flip", "flip"] + ["flipud"] * (nd >= 1) + ["fliplr"] * (nd >= 2) + \
             ["expand_dims"] * 2 * bool(ones) + ["squeeze"] * 2 * (nd < 4) + ["atleast"] + \
-            ["tri"] * 2 * (nd >= 2) + ["diag"] * 2 * (1 <= nd < 4)
+            ["tri"] * 2 * (nd >= 2) + ["diag"] * 2 * (1 <= nd < 4) + \
+            ["diagfn"] * (nd == 1 or nd == 2 and shape[0] == shape[1])
         f = self.r.choice(forms)
+        if f == "diagfn":  # diag(v, k): a 1-d v on a square's k-th diagonal, a 2-d v's k-th diagonal
+            k = self.r.choice([0, 0, 1, -1, 2, -2])
+            if nd == 2:
+                k = max(-shape[0], min(shape[0], k))
+                a = self.gen((shape[0] - abs(k),), depth, dt)
+            else:
+                n, x = shape[0], self.r.randint(0, 2)
+                src = (n, n + k + x) if self.chance(0.5) else (n + x, n + k)
+                if k < 0:
+                    src = (n - k + x, n) if self.chance(0.5) else (n - k, n + x)
+                a = self.gen(src, depth, dt)
+            kt = "" if k == 0 and self.chance(0.5) else (", k=%d" if self.chance(0.3) else ", %d") % k
+            return Node("diag(%s%s)" % (a.text, kt), shape, dt)
         if f == "diag":  # diagonal of an array with one axis more, or a trace of one with two more
             tr = nd <= 2 and self.chance(0.3)
             others = list(shape) if tr else list(shape[:-1])
@@ -2633,9 +3173,334 @@ class Gen:
         st = self.shape_text(shape)
         return Node("broadcast_to(%s, %s)" % (a.text, "shape=" + st if self.chance(0.2) else st), shape, dt)
 
+    # ---- selections, products, orders, bins and sets ------------------------------
+
+    def axis_text(self, k, nd, kw=0.5):
+        """An axis argument: k (negative at times), axis= at times."""
+        return ("axis=" if self.chance(kw) else "") + str(k - nd if self.chance(0.3) else k)
+
+    def index_list(self, n, m):
+        """A list of n indices into an axis of length m >= 1 (repeats, any order, negative too)."""
+        ids = [self.r.randrange(m) for _ in range(n)]
+        return "[%s]" % ", ".join(str(i - m if self.chance(0.3) else i) for i in ids)
+
+    def g_take(self, shape, depth, dt):
+        """take(a, [i, ...], axis), x.take(...), take(a, i, axis) (the axis goes), take(a, [...])
+        (axis None: flattened), and x[..., [i, j], ...]: a list on one axis, integers next to it,
+        slices on the other axes (tessera refuses a list apart from the integers)."""
+        nd = len(shape)
+        form = self.r.choice(["take", "take", "int", "flat", "sub", "sub", "sub"])
+        if form == "int" and nd < 4:
+            k = self.r.randint(0, nd)
+            m = max(1, self.length(self.room(shape)))
+            a = self.gen(shape[:k] + (m,) + shape[k:], depth, dt)
+            i = self.r.randrange(m)
+            return Node("take(%s, %d, %s)" % (a.text, i - m if self.chance(0.3) else i,
+                                              self.axis_text(k, nd + 1)), shape, dt)
+        if form == "flat" and nd == 1 and shape[0] >= 1:
+            src = tuple(max(1, n) for n in self.shape(self.r.randint(0, 3)))
+            a = self.gen(src, depth, dt)
+            return Node("take(%s, %s)" % (a.text, self.index_list(shape[0], prod(src))), shape, dt)
+        ks = [k for k in range(nd) if 1 <= shape[k] <= 8]
+        if not ks:
+            return self.gen(shape, depth, dt)
+        k = self.r.choice(ks)
+        m = max(1, self.length(8))
+        lst = self.index_list(shape[k], m)
+        if form != "sub":
+            a = self.gen(shape[:k] + (m,) + shape[k + 1:], depth, dt)
+            if self.chance(0.4):
+                return Node("%s.take(%s, %s)" % (self.wrap(a, P_ATOM), lst, self.axis_text(k, nd)), shape, dt)
+            return Node("take(%s, %s, %s)" % (a.text, lst, self.axis_text(k, nd)), shape, dt)
+        subs = []  # (text, source length)
+        for j in range(k):
+            subs.append(self.slice_for(shape[j], 2) if self.chance(0.4) else (":", shape[j]))
+        for _ in range(self.chance(0.3) and nd + len(subs) < 8):  # integers before the list
+            n = max(1, self.length(5))
+            i = self.r.randrange(n)
+            subs.append((str(i - n if self.chance(0.3) else i), n))
+        subs.append((lst, m))
+        for _ in range(self.chance(0.3)):  # and after it
+            n = max(1, self.length(5))
+            subs.append((str(self.r.randrange(n)), n))
+        for j in range(k + 1, nd):
+            subs.append(self.slice_for(shape[j], 2) if self.chance(0.4) else (":", shape[j]))
+        if len(subs) > 4:
+            return self.gen(shape, depth, dt)
+        src = tuple(n for _, n in subs)
+        while len(subs) > 1 and subs[-1][0] == ":" and self.chance(0.5):
+            subs.pop()
+        a = self.gen(src, depth, dt)
+        return Node("%s[%s]" % (self.wrap(a, P_ATOM), ", ".join(t for t, _ in subs)), shape, dt)
+
+    EINSUM = ["i,i", "i,i->", "ii", "ij,ij", "ij->", "ij,ij->", "i->", "ij,jk,ki->", "ij->i", "ij->j",
+              "ij,j->i", "ii->i", "ij,ij->i", "i,i->i", "ijk->k", "ji,j", "i,ij->j", "ij,jk->ik", "ij->ji",
+              "ij,jk", "i,j->ij", "ijk->kj", "ij,jk,kl->il", "ij,ij->ij", "ij,kj->ik", "ba", "iij->ji",
+              "ijk->kji", "ij,jk->ijk", "i,j,k->ijk", "ijk,kl->ijl", "kij", "ijkl->lkji", "ij,kl->ijkl"]
+
+    def g_product(self, shape, depth, dt):
+        """outer, inner, vdot, kron, tensordot (axes an int or pairs), einsum (one to three
+        operands: products, sums, transposes, diagonals)."""
+        nd = len(shape)
+        forms = ["tensordot", "einsum", "einsum"] + {0: ["inner", "vdot"], 1: ["kron", "inner"],
+                                                     2: ["outer", "kron", "inner"]}.get(nd, [])
+        f = self.r.choice(forms)
+
+        def ops(shapes):
+            return self.operands(shapes, max(0, depth - (len(shapes) > 2)), dt)
+
+        def divisor(n):
+            return self.r.choice([d for d in range(1, n + 1) if n % d == 0]) if n else 0
+
+        if f == "outer":
+            a, b = ops([self.flat_src(shape[0]), self.flat_src(shape[1])])
+            return Node("outer(%s, %s)" % (a.text, b.text), shape, dt)
+        if f == "kron":
+            if nd == 1:
+                p = divisor(shape[0])
+                q = shape[0] // p if p else self.r.randint(0, 3)
+                sa, sb = [(p,), (q,)] if self.chance(0.5) else [(q,), (p,)]
+            elif self.chance(0.7):
+                p0, p1 = divisor(shape[0]), divisor(shape[1])
+                sa = (p0, p1)
+                sb = (shape[0] // p0 if p0 else self.r.randint(0, 2), shape[1] // p1 if p1 else self.r.randint(0, 2))
+            else:  # a 1-d operand: NumPy's kron puts it on a leading axis of 1
+                p = divisor(shape[1])
+                one, two = (p,), (shape[0], shape[1] // p if p else self.r.randint(0, 2))
+                if self.chance(0.5):
+                    sa, sb = one, two
+                else:
+                    sa, sb = (shape[0], p), (shape[1] // p if p else self.r.randint(0, 2),)
+            a, b = ops([sa, sb])
+            return Node("kron(%s, %s)" % (a.text, b.text), shape, dt)
+        k = self.r.choice([0, 1, 2, 3, 5])
+        if f == "inner":
+            sa, sb = ((k,), (k,)) if nd == 0 else ((shape[0], k), (k,) if nd == 1 else (shape[1], k))
+            if nd == 1 and self.chance(0.5):  # inner(1-d a, 2-d b): b @ a
+                sa, sb = (k,), (shape[0], k)
+            a, b = ops([sa, sb])
+            return Node("inner(%s, %s)" % (a.text, b.text), shape, dt)
+        if f == "vdot":
+            a, b = ops([self.flat_src(k), self.flat_src(k)])
+            return Node("vdot(%s, %s)" % (a.text, b.text), shape, dt)
+        if f == "tensordot":
+            c = self.r.randint(0, min(2, 4 - nd))
+            con = [self.length(6) for _ in range(c)]
+            i = self.r.randint(0, nd)
+            if i + c == 0 or nd - i + c == 0:
+                return self.gen(shape, depth, dt)
+            if self.chance(0.5):  # axes an int: a's last c with b's first c
+                a, b = ops([shape[:i] + tuple(con), tuple(con) + shape[i:]])
+                at = "" if c == 2 and self.chance(0.5) else ", " + ("axes=" if self.chance(0.6) else "") + str(c)
+                return Node("tensordot(%s, %s%s)" % (a.text, b.text, at), shape, dt)
+            na, nb = i + c, nd - i + c
+            pa, pb = self.r.sample(range(na), c), self.r.sample(range(nb), c)  # pair j: pa[j], pb[j]
+            sa, fa = [], iter(shape[:i])
+            for p in range(na):
+                sa.append(con[pa.index(p)] if p in pa else next(fa))
+            sb, fb = [], iter(shape[i:])
+            for p in range(nb):
+                sb.append(con[pb.index(p)] if p in pb else next(fb))
+            a, b = ops([tuple(sa), tuple(sb)])
+            if c == 1 and self.chance(0.4):
+                axes = "(%d, %d)" % (pa[0], pb[0])
+            else:
+                axes = "(%s, %s)" % tuple("[%s]" % ", ".join(str(x - n if self.chance(0.2) else x) for x in ps)
+                                          for ps, n in ((pa, na), (pb, nb)))
+            return Node("tensordot(%s, %s, %s%s)" % (a.text, b.text, "axes=" if self.chance(0.6) else "", axes),
+                        shape, dt)
+        specs = [s for s in self.EINSUM if len(einsum_spec(s, [len(t) for t in s.split("->")[0].split(",")])[1]) == nd]
+        if not specs:
+            return self.gen(shape, depth, dt)
+        spec = self.r.choice(specs)
+        subs, out = einsum_spec(spec, [len(t) for t in spec.split("->")[0].split(",")])
+        sizes = dict(zip(out, shape))
+        for c in "".join(subs):
+            if c not in sizes:
+                sizes[c] = self.length(6)
+        xs = ops([tuple(sizes[c] for c in s) for s in subs])
+        return Node('einsum("%s", %s)' % (spec, ", ".join(x.text for x in xs)), shape, dt)
+
+    BINS = ["-2", "-1", "-0.5", "-0.25", "0", "0.1", "1e-3", "0.25", "0.5", "1", "1.5", "2", "2.5", "3", "7",
+            "10", "100"]
+
+    def bins_list(self, most=5):
+        """An increasing list of 1 to `most` numbers (text), and its length."""
+        bs = sorted(self.r.sample(self.BINS, self.r.randint(1, most)), key=float)
+        return "[%s]" % ", ".join(bs), len(bs)
+
+    def int_case(self):
+        """An int64 result: argsort (kind="stable"'s order), argtopk, digitize, searchsorted,
+        histogram(...)[0] (bins=N with range=, or edges), bincount(x, minlength=M) of an int64 x
+        that digitize, searchsorted or argsort makes (its values below M)."""
+        kind = self.r.choice(["argsort", "argsort", "argtopk", "digitize", "searchsorted",
+                              "histogram", "histogram", "bincount", "bincount"])
+        depth = self.r.randint(1, 3)
+        if kind in ("argsort", "argtopk"):
+            shape = self.shape(self.r.choice([1, 1, 2, 2, 3]))
+            nd = len(shape)
+            a = self.gen(shape, depth)
+            if kind == "argsort":
+                if self.chance(0.25):
+                    return Node("argsort(%s, axis=None)" % a.text, (prod(shape),), "int64")
+                k = self.r.randrange(nd)
+                args = [] if k == nd - 1 and self.chance(0.4) else [self.axis_text(k, nd)]
+                if self.chance(0.3):
+                    args.append('kind="%s"' % self.r.choice(["stable", "quicksort", "mergesort"]))
+                if self.chance(0.3) and not args[1:]:
+                    return Node("%s.argsort(%s)" % (self.wrap(a, P_ATOM), ", ".join(args)), shape, "int64")
+                return Node("argsort(%s)" % ", ".join([a.text] + args), shape, "int64")
+            ks = [k for k in range(nd) if shape[k] >= 1]
+            if not ks:
+                return self.int_case()
+            k = self.r.choice(ks)
+            kk = self.r.randint(1, shape[k]) * self.r.choice([1, -1])
+            out = shape[:k] + (abs(kk),) + shape[k + 1:]
+            at = "" if k == nd - 1 and self.chance(0.4) else ", " + self.axis_text(k, nd)
+            if self.chance(0.3):
+                return Node("%s.argtopk(%d%s)" % (self.wrap(a, P_ATOM), kk, at), out, "int64")
+            return Node("argtopk(%s, %d%s)" % (a.text, kk, at), out, "int64")
+        if kind in ("digitize", "searchsorted"):
+            shape = self.shape(self.r.randint(0, 3))
+            return self.binning(kind, self.gen(shape, depth))[0]
+        if kind == "histogram":
+            shape = self.shape(self.r.randint(0, 3))
+            if self.chance(0.5):
+                a = self.gen(shape, depth)  # float32 data: NumPy's float32 edges
+                n = self.r.randint(1, 8)
+                lo, hi = self.r.choice([(0, 1), (-1, 1), (0, 10), (-3, 3), (0.5, 2.5), (-10, 100), (0, 0.1),
+                                        (-2.5, 0), (1, 7)])
+                if self.chance(0.3):
+                    return Node("histogram(%s, %d, (%r, %r))[0]" % (a.text, n, lo, hi), (n,), "int64")
+                return Node("histogram(%s, bins=%d, range=(%r, %r))[0]" % (a.text, n, lo, hi), (n,), "int64")
+            a = self.gen(shape, depth)
+            edges, n = self.bins_list(6)
+            if n < 2:
+                edges, n = "[-1, 0.5, 3]", 3
+            form = "histogram(%s, %s)[0]" if self.chance(0.3) else "histogram(%s, bins=%s)[0]"
+            return Node(form % (a.text, edges), (n - 1,), "int64")
+        n = self.length(12)
+        src = self.r.choice(["digitize", "searchsorted", "argsort"])
+        a = self.gen((n,), depth)
+        if src == "argsort":
+            x, top = Node("argsort(%s)" % a.text, (n,), "int64"), max(n - 1, 0)
+        else:
+            x, top = self.binning(src, a)
+        m = top + 1 + self.r.randint(0, 2)
+        return Node("bincount(%s, minlength=%d)" % (x.text, m), (m,), "int64")
+
+    def binning(self, kind, x):
+        """digitize(x, bins, right) (bins increasing or decreasing) or searchsorted(list, x,
+        side): an int64 Node, and its largest possible value (the list's length)."""
+        bins, n = self.bins_list()
+        if kind == "digitize":
+            if self.chance(0.25):
+                bins = "[%s]" % ", ".join(reversed(bins[1:-1].split(", ")))
+            rt = "" if self.chance(0.6) else ", right=%s" % self.r.choice(["True", "False"])
+            node = Node("digitize(%s, %s%s)" % (x.text, bins, rt), x.shape, "int64")
+        else:
+            st = "" if self.chance(0.5) else ', side="%s"' % self.r.choice(["left", "right"])
+            node = Node("searchsorted(%s, %s%s)" % (bins, x.text, st), x.shape, "int64")
+        return node, n
+
+    def truth(self, shape, depth, bool_only=False):
+        """A bool (or, unless bool_only, float: its truth) array without random leaves."""
+        self.norandom = True
+        x = self.r.random() * (0.8 if bool_only else 1.0)
+        if x < 0.6:
+            c = self.g_cmp(shape, depth)
+        elif x < 0.8:
+            vals, _ = self.bins_list(3)
+            c = Node("isin(%s, %s)" % (self.gen(shape, depth).text, vals), shape, "bool")
+        else:
+            c = self.gen(shape, depth)
+        self.norandom = False
+        return c
+
+    def dyn_try(self):
+        depth = self.r.randint(0, 2)
+        kind = self.r.choice(["mask", "mask", "rows", "nonzero", "flatnonzero", "argwhere", "compress",
+                              "extract", "unique", "unique", "setop"])
+        shape = tuple(max(1, n) for n in self.shape(self.r.randint(1, 3)))
+        nd = len(shape)
+        if kind == "rows" and nd >= 2:
+            x = self.gen(shape, depth)
+            m = self.truth(shape[:self.r.randint(1, nd - 1)], depth, True)
+            return "%s[%s]" % (self.wrap(x, P_ATOM), m.text)
+        if kind in ("mask", "rows"):
+            x = self.gen(shape, depth)
+            return "%s[%s]" % (self.wrap(x, P_ATOM), self.truth(shape, depth, True).text)
+        if kind == "nonzero":
+            a = self.truth(shape, depth)
+            k = self.r.randrange(nd)
+            form = self.r.randint(0, 2)
+            if form == 2:
+                return "%s.nonzero()[%d]" % (self.wrap(a, P_ATOM), k)
+            return "%s(%s)[%d]" % ("where" if form else "nonzero", a.text, k)
+        if kind in ("flatnonzero", "argwhere"):
+            if self.chance(0.2):
+                shape = ()
+            return "%s(%s)" % (kind, self.truth(shape, depth).text)
+        if kind == "compress":
+            c = self.truth((self.r.randint(0, min(shape)),), depth)
+            a = self.gen(shape, depth)
+            if self.chance(0.3):  # axis None: a raveled
+                return "compress(%s, %s%s)" % (c.text, a.text, self.r.choice(["", ", axis=None"]))
+            k = self.r.choice([k for k in range(nd) if shape[k] >= c.shape[0]])
+            return "compress(%s, %s, %s)" % (c.text, a.text, self.axis_text(k, nd))
+        if kind == "extract":
+            c = self.truth(shape, depth)
+            return "extract(%s, %s)" % (c.text, self.gen(shape, depth).text)
+        self.norandom = True
+        a = self.gen(self.shape(self.r.randint(0, 2)), min(depth, 1))
+        if kind == "setop":
+            b = self.gen(self.shape(self.r.randint(0, 2)), min(depth, 1))
+            self.norandom = False
+            return "%s(%s, %s)" % (self.r.choice(["union1d", "intersect1d"]), a.text, b.text)
+        self.norandom = False
+        flags = self.r.sample(["return_index=True", "return_counts=True"], self.r.randint(0, 2))
+        if not flags:
+            return "unique(%s)" % a.text
+        return "unique(%s, %s)[%d]" % (a.text, ", ".join(flags), self.r.randint(0, len(flags)))
+
+    def dyn_case(self):
+        """A result whose length the values decide (a few percent of the cases: each makes
+        tessera compute while it reads the job): x[mask] (a mask of x's shape or of its leading
+        axes), nonzero(a)[k], where(c)[k], flatnonzero, argwhere, compress, extract, unique
+        (return_index=, return_counts=), union1d, intersect1d. Their truths and sets are
+        without random leaves, so that the generator evaluates them: one whose truth or order is
+        open is drawn again, and so, mostly, is one that selects nothing. A float result may then
+        be summed, scaled or added to."""
+        for _ in range(8):
+            text = self.dyn_try()
+            ev = Evaluator(None)
+            try:
+                r = evaluate(text, ev)
+            except FuzzError as exc:
+                raise FuzzError("generator bug: %s: %s" % (exc, text)) from None
+            if not ev.bugs and (r.v.size or self.chance(0.2)):  # mostly something selected
+                break
+        else:
+            return self.gen((), 1)
+        node = Node(text, r.shape, r.dt)
+        if r.dt in ("float32", "float64") and self.chance(0.3):
+            f = self.r.randint(0, 2)
+            if f == 0:
+                return Node("sum(%s)" % text, (), r.dt)
+            if f == 1:
+                return Node("%s * %s" % (self.wrap(node, P_MUL), self.number()), r.shape, r.dt, P_MUL)
+            y = self.gen(r.shape, 1, r.dt)
+            return Node("%s + %s" % (self.wrap(node, P_ADD), self.wrap(y, P_ADD + 1)), r.shape, r.dt, P_ADD)
+        return node
+
     def case(self):
-        if self.chance(0.12):
+        x = self.r.random()
+        if x < 0.12:
             return self.nonfloat_case()
+        if x < 0.145:
+            return self.dyn_case()
+        if x < 0.2:
+            return self.int_case()
         nd = self.r.choice([0, 1, 1, 2, 2, 3, 4])
         shape = self.shape(nd)
         return self.gen(shape, self.r.randint(1, 4))

@@ -10,12 +10,20 @@
 # median and the quantiles, tuple and negative axes; cumsum, cumprod,
 # nancumsum, nancumprod, diff, sort; comparisons, where, nan_to_num, isclose,
 # allclose, isin; bool and int64 results: any, all, count_nonzero, argmax,
-# argmin, nanargmax, nanargmin, the sum of a comparison),
+# argmin, nanargmax, nanargmin, the sum of a comparison; take and list
+# indices, diag, outer, inner, vdot, kron, tensordot, einsum, topk; int64
+# results of argsort, argtopk, digitize, searchsorted, histogram(...)[0] with
+# range= or edges, bincount(x, minlength=M); and, in a few percent of the
+# cases, results whose length the values decide: boolean masks x[mask],
+# nonzero, where(c), flatnonzero, argwhere, compress, extract, unique,
+# union1d, intersect1d, on operands whose truth or order is known),
 # after fixed regression cases that once crashed tessera or gave a wrong
 # value. The job runs fused and --no-fuse, on 1 and 3 ranks; every result
 # must match NumPy in shape, dtype and value (within the rounding bound
 # stated in diff_fuzz.py), and the 1-rank and 3-rank results of each mode
-# must be bitwise equal.
+# must be bitwise equal. Covered only by hand-written tests: lstsq, solve,
+# inv, pinv, svd_compressed, cholesky, solve_triangular, lu, det, slogdet,
+# norm, histogram2d and histogramdd.
 #
 # FUZZ_SEED (default 0) and FUZZ_CASES (default 2000 random cases: about 7 s
 # on 2 cores) pick the run; FUZZ_ONLY=K[,K...] runs only those cases. A
