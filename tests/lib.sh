@@ -363,6 +363,32 @@ need_numpy() {
   PYNP=$PY
 }
 
+# The case tables' inputs, in tessera and in NumPy (numpy_cases.py): a3
+# (3 x 4 x 5, chunks 2, 3, 2: ragged on every axis), v (7, chunks 3) and m
+# (4 x 6, chunks 3, 4).
+CASE_INPUTS_T='a3 = arange(3.0, chunks=2)[:, None, None] * 100 + arange(4.0, chunks=3)[None, :, None] * 10 + arange(5.0, chunks=2)[None, None, :]
+v = arange(7.0, chunks=3) * 1.5 - 2
+m = (arange(4, chunks=3)[:, None] * 6 + arange(6, chunks=4)[None, :]).astype("float64")'
+CASE_INPUTS_N='a3 = np.arange(3.0)[:, None, None] * 100 + np.arange(4.0)[None, :, None] * 10 + np.arange(5.0)[None, None, :]
+v = np.arange(7.0) * 1.5 - 2
+m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)'
+
+# cases_job: job.tsr of the case inputs and `name = expr` for each line
+# `name|tessera expr|NumPy expr` of cases.txt.
+cases_job() {
+  {
+    printf '%s\n' "$CASE_INPUTS_T"
+    while IFS='|' read -r _name _expr _; do echo "$_name = $_expr"; done <cases.txt
+  } >job.tsr
+}
+
+# cases_check WHAT FILE: the results file FILE against cases.txt's NumPy
+# expressions on the case inputs (a soft failure naming WHAT otherwise).
+cases_check() {
+  NUMPY_SETUP="$CASE_INPUTS_N" "$PYNP" "$srcdir/tests/tools/numpy_cases.py" "$2" cases.txt ||
+    soft_fail "$1: values differ from NumPy"
+}
+
 # need_sklearn: PYSK, a python3 with scikit-learn, numpy and h5py (the GLM oracles).
 need_sklearn() {
   python_with 'sklearn, h5py, numpy' 'python3-sklearn python3-h5py'

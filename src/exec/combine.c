@@ -393,12 +393,17 @@ int tsr_exec_whole(tsr_exec *ex, tsr_node *n, const tsr_stage_scan *scan,
   int st = tsr_agree(chunks ? TSR_OK : TSR_ERROR(TSR_ERR_MEMORY, "out of memory"));
   if (st == TSR_OK) st = tsr_stage_waves_be_scan(ex, n->in[0], scan, tsr_exec_take_chunks, chunks);
   if (st == TSR_OK) st = each(ex, n, chunks);
+  return tsr_exec_hold_chunks(ex, n, chunks, st);
+}
+
+int tsr_exec_hold_chunks(tsr_exec *ex, tsr_node *n, double **chunks, int st) {
   if (st == TSR_OK) {
     tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
     n->held_size = ex->size;
     return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
   }
-  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
+  for (int64_t i = 0, total = tsr_grid_count(&n->grid); chunks && i < total; i++)
+    tsr_be_release(ex->be, chunks[i]);
   free(chunks);
   return st;
 }

@@ -78,12 +78,5 @@ int tsr_exec_compress(tsr_exec *ex, tsr_node *n) {
     st = tsr_agree(st);
   }
   free(xb), free(mb), free(ids), free(size), free(xd), free(md);
-  if (st == TSR_OK) {
-    tsr_node_hold(n, chunks, tsr_exec_held_free, ex->be);
-    n->held_size = ex->size;
-    return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
-  }
-  for (int64_t i = 0; chunks && i < total; i++) tsr_be_release(ex->be, chunks[i]);
-  free(chunks);
-  return st;
+  return tsr_exec_hold_chunks(ex, n, chunks, st);
 }

@@ -98,12 +98,5 @@ int tsr_exec_concat(tsr_exec *ex, tsr_node *n) {
     if (!c.chunks[id]) st = tsr_be_alloc(ex->be, 1, &c.chunks[id]);
   st = tsr_agree(st);
   free(c.boxes), free(c.ids), free(c.dev);
-  if (st == TSR_OK) {
-    tsr_node_hold(n, c.chunks, tsr_exec_held_free, ex->be);
-    n->held_size = ex->size;
-    return ex->no_fuse ? tsr_exec_gather_held(ex, n) : TSR_OK;
-  }
-  for (int64_t i = 0; c.chunks && i < total; i++) tsr_be_release(ex->be, c.chunks[i]);
-  free(c.chunks);
-  return st;
+  return tsr_exec_hold_chunks(ex, n, c.chunks, st);
 }

@@ -102,6 +102,12 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
  * reads only replicated values); the held chunks are released. Collective. */
 int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o);
 
+/* The end of a "compute the whole" step (st: its status, agreed): on
+ * success n holds chunks (by chunk id, this rank's; taken over), gathered
+ * into a value with --no-fuse; otherwise they are released. Returns st or
+ * the gather's status. */
+int tsr_exec_hold_chunks(tsr_exec *ex, tsr_node *n, double **chunks, int st);
+
 /* "Compute the whole, keep it distributed" (scans, sorts): n's input
  * in[0], on a grid whose chunk c has the owner of n's chunk c, staged into
  * this rank's chunks (each chunk scanned as it is staged where scan is not

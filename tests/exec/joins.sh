@@ -17,10 +17,7 @@
 TIMEOUT=120
 need_numpy
 
-# a3 (3 x 4 x 5, chunks 2, 3, 2: ragged on every axis), v (7, chunks 3),
-# m (4 x 6, chunks 3, 4); then name | tessera | NumPy
-A3_T='arange(3.0, chunks=2)[:, None, None] * 100 + arange(4.0, chunks=3)[None, :, None] * 10 + arange(5.0, chunks=2)[None, None, :]'
-A3_N='np.arange(3.0)[:, None, None] * 100 + np.arange(4.0)[None, :, None] * 10 + np.arange(5.0)[None, None, :]'
+# name | tessera | NumPy over the case inputs (tests/lib.sh: a3, v, m)
 cat >cases.txt <<'CASES'
 r1|a3.reshape(12, 5)|a3.reshape(12, 5)
 r2|reshape(a3, (3, 20))|np.reshape(a3, (3, 20))
@@ -158,21 +155,9 @@ q1|topk(v, 3)|np.sort(v)[::-1][:3]
 q2|topk(a3 * -1, -2, axis=1)|np.sort(a3 * -1, axis=1)[:, :2]
 q3|m.topk(2, axis=0)|np.sort(m, axis=0)[::-1][:2]
 CASES
-{
-  echo "a3 = $A3_T"
-  echo "v = arange(7.0, chunks=3) * 1.5 - 2"
-  echo "m = (arange(4, chunks=3)[:, None] * 6 + arange(6, chunks=4)[None, :]).astype(\"float64\")"
-  while IFS='|' read -r name expr _; do echo "$name = $expr"; done <cases.txt
-} >job.tsr
+cases_job
 
-check() { # WHAT FILE
-  NUMPY_SETUP="a3 = $A3_N
-v = np.arange(7.0) * 1.5 - 2
-m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)" \
-    "$PYNP" "$srcdir/tests/tools/numpy_cases.py" "$2" cases.txt || soft_fail "$1: values differ from NumPy"
-}
-
-job_each_mode "joins" 3 check
+job_each_mode "joins" 3 cases_check
 
 # A literal array is a value of the job, kept across --repeat's runs.
 capture out err tsr --repeat=2 eval "sum(array([[1, 2], [3, 4.5]]) * 2)"

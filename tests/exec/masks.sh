@@ -15,8 +15,6 @@
 TIMEOUT=120
 need_numpy
 
-A3_T='arange(3.0, chunks=2)[:, None, None] * 100 + arange(4.0, chunks=3)[None, :, None] * 10 + arange(5.0, chunks=2)[None, None, :]'
-A3_N='np.arange(3.0)[:, None, None] * 100 + np.arange(4.0)[None, :, None] * 10 + np.arange(5.0)[None, None, :]'
 cat >cases.txt <<'CASES'
 m1|v[v > 0]|v[v > 0]
 m2|a3[a3 % 3 == 0]|a3[a3 % 3 == 0]
@@ -54,21 +52,9 @@ s3|digitize(m, linspace(0, 20, 5))|np.digitize(m, np.linspace(0, 20, 5))
 s4|searchsorted(v, m[0] - 0.5, side="right")|np.searchsorted(v, m[0] - 0.5, side="right")
 u9|intersect1d(arange(10, chunks=3) % 4, arange(3, 9, chunks=4), assume_unique=False)|np.intersect1d(np.arange(10) % 4, np.arange(3, 9))
 CASES
-{
-  echo "a3 = $A3_T"
-  echo "v = arange(7.0, chunks=3) * 1.5 - 2"
-  echo "m = (arange(4, chunks=3)[:, None] * 6 + arange(6, chunks=4)[None, :]).astype(\"float64\")"
-  while IFS='|' read -r name expr _; do echo "$name = $expr"; done <cases.txt
-} >job.tsr
+cases_job
 
-check() { # WHAT FILE
-  NUMPY_SETUP="a3 = $A3_N
-v = np.arange(7.0) * 1.5 - 2
-m = (np.arange(4)[:, None] * 6 + np.arange(6)[None, :]).astype(np.float64)" \
-    "$PYNP" "$srcdir/tests/tools/numpy_cases.py" "$2" cases.txt || soft_fail "$1: values differ from NumPy"
-}
-
-job_each_mode "masks" 3 check
+job_each_mode "masks" 3 cases_check
 
 # The selection's chunks: dask's once their sizes are computed, the empty
 # ones left out.
