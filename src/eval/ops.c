@@ -292,7 +292,7 @@ const tsr_op_def tsr_ops[] = {
     {"repeat", OPK_ARRAY, JOIN_REPEAT, {"a", "repeats", "axis", NULL}, 3, 2, 1, tsr_b_join,
      "repeat(a, repeats, axis=None), x.repeat(repeats, axis): each element repeated `repeats` (an int) times along axis (None: 1-d a only, as dask)", NULL, SEC_ARRAY},
     {"broadcast_arrays", OPK_ARRAY, JOIN_BROADCAST_ARRAYS, {"a", "b", "c", "d", "e", "f", NULL}, 6, 1, 0, tsr_b_join,
-     "broadcast_arrays(a, b, ...): a tuple of the arrays (up to 6) broadcast to one shape, as views", NULL, SEC_ARRAY},
+     "broadcast_arrays(a, b, ...): a tuple of the arrays (up to 6) broadcast to one shape, as views on dask's common chunks", NULL, SEC_ARRAY},
     {"fftshift", OPK_ARRAY, JOIN_FFTSHIFT, {"x", "axes", NULL}, 2, 1, 0, tsr_b_join,
      "fftshift(x, axes=None): x rolled by n // 2 along each of axes (None: all), the zero frequency to the centre (also fft.fftshift)", NULL, SEC_ARRAY},
     {"ifftshift", OPK_ARRAY, JOIN_IFFTSHIFT, {"x", "axes", NULL}, 2, 1, 0, tsr_b_join,

@@ -815,8 +815,33 @@ static int fft_shift(tsr_ctx *c, const ast_node *call, tsr_node *x, tsr_args *a,
   return TSR_OK;
 }
 
+/* dask's broadcast_chunks: along each axis the chunks of the arrays that
+ * are not 1 long there (1 when none is); 0 when two of them differ (dask
+ * refuses; each array then keeps its own, as broadcast_to's). */
+static int common_chunks(tsr_node *const *xs, int n, int nd, const int64_t *shape, tsr_grid *g) {
+  const int64_t *sizes[TSR_MAXDIM];
+  int64_t nch[TSR_MAXDIM], one[TSR_MAXDIM];
+  for (int d = 0; d < nd; d++) {
+    sizes[d] = NULL, one[d] = shape[d], nch[d] = shape[d] ? 1 : 0;
+    for (int i = 0; i < n; i++) {
+      int xd = d - (nd - xs[i]->grid.ndim);
+      if (xd < 0 || xs[i]->grid.shape[xd] == 1) continue;
+      const tsr_grid *xg = &xs[i]->grid;
+      if (!sizes[d]) {
+        sizes[d] = xg->sizes[xd], nch[d] = xg->nchunks[xd];
+      } else if (nch[d] != xg->nchunks[xd] ||
+                 memcmp(sizes[d], xg->sizes[xd], sizeof(int64_t) * (size_t)nch[d]) != 0) {
+        return 0;
+      }
+    }
+    if (!sizes[d]) sizes[d] = &one[d];
+  }
+  return tsr_grid_init_lists(g, nd, shape, sizes, nch) == TSR_OK;
+}
+
 /* broadcast_arrays(a, b, ...): each broadcast to the shape of all (NumPy's
- * rules), on its own chunks broadcast, as a tuple. */
+ * rules), on dask's common chunks where the arrays' chunks align, else
+ * each on its own chunks broadcast, as a tuple. */
 static int broadcast_arrays(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_value *out) {
   tsr_node *xs[TSR_MAX_PARAMS];
   int n = 0, nd = 0;
@@ -836,13 +861,17 @@ static int broadcast_arrays(tsr_ctx *c, const ast_node *call, tsr_args *a, tsr_v
                              i);
       if (len != 1) *have = len;
     }
+  tsr_grid common;
+  int aligned = common_chunks(xs, n, nd, shape, &common);
   for (int i = 0; i < n; i++) {
     tsr_grid g;
-    TSR_CHECK(fail(c, call, broadcast_grid(xs[i], nd, shape, &g)));
-    int st = broadcast_on(xs[i], &g, &xs[i]);
-    tsr_grid_free(&g);
+    int st = aligned ? TSR_OK : broadcast_grid(xs[i], nd, shape, &g);
+    if (st == TSR_OK) st = broadcast_on(xs[i], aligned ? &common : &g, &xs[i]);
+    if (!aligned) tsr_grid_free(&g);
+    if (st != TSR_OK && aligned) tsr_grid_free(&common);
     TSR_CHECK(fail(c, call, st));
   }
+  if (aligned) tsr_grid_free(&common);
   return tsr_set_tuple(c, xs, n, out);
 }
 

@@ -202,6 +202,12 @@ topk(m, 2, axis=0)|da.topk(m, 2, axis=0)
 topk(v, -4)|da.topk(v, -4)
 argtopk(m, 2, axis=0)|da.argtopk(m, 2, axis=0)
 argtopk(v, -4)|da.argtopk(v, -4)
+fftshift(x)|da.fft.fftshift(x)
+ifftshift(m, axes=1)|da.fft.ifftshift(m, axes=1)
+fftfreq(10, chunks=3)|da.fft.fftfreq(10, chunks=3)
+rfftfreq(10, chunks=4)|da.fft.rfftfreq(10, chunks=4)
+broadcast_arrays(v, m[:, :1])[0]|da.broadcast_arrays(v, m[:, :1])[0]
+broadcast_arrays(m[:1], x[:, :1, :1])[1]|da.broadcast_arrays(m[:1], x[:, :1, :1])[1]
 CASES
 if "$PYNP" -c 'import dask.array' 2>/dev/null; then
   while IFS='|' read -r tex dex; do
