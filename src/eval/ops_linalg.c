@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/dtype.h"
+
 #include "util/error.h"
 #include "graph/groups.h"
 
@@ -393,4 +395,106 @@ int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args 
                              new_node(LA_SVD_VT, x, NULL, param, 2, vs, vsz, vn, x->dtype, &o[2])));
   TSR_CHECK(tsr_group_add(o, 3));
   return tsr_set_tuple(c, o, 3, out);
+}
+
+/* ---- cov, corrcoef --------------------------------------------------------- */
+
+/* x as NumPy's cov reads it: float64 (float32 kept), 1-d as one row, the
+ * variables as rows (rowvar=False: columns, unless x has one row). */
+static int cov_rows(tsr_ctx *c, const ast_node *at, const tsr_value *v, int rowvar,
+                    tsr_node **out) {
+  tsr_node *x;
+  TSR_CHECK(tsr_as_array(c, v, at, TSR_F64, &x));
+  if (x->grid.ndim > 2) return tsr_ctx_error(c, at, TSR_ERR_SHAPE, "m has more than 2 dimensions");
+  if (!tsr_dtype_is_float(x->dtype))
+    TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_astype(x, TSR_F64, &x)));
+  if (x->grid.ndim < 2) { /* atleast_2d: a new first axis */
+    tsr_axis_sel sel[2] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}, {TSR_SEL_SLICE, 0, 1, 0, 0}};
+    int n = x->grid.ndim;
+    if (n == 1) sel[1].count = x->grid.shape[0];
+    TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_select(x, sel, n + 1, &x)));
+  }
+  if (!rowvar && x->grid.shape[0] != 1) {
+    int perm[2] = {1, 0};
+    TSR_CHECK(tsr_ctx_relocate(c, at, tsr_node_transpose(x, perm, &x)));
+  }
+  *out = x;
+  return TSR_OK;
+}
+
+/* NumPy's cov: rows centred on their means, X X^T times 1 / (N - ddof)
+ * (ddof: 1, 0 with bias, or given), squeezed. */
+static int cov_node(tsr_ctx *c, const ast_node *call, tsr_args *a, int with_ddof, tsr_node **out) {
+  long long rowvar = 1, bias = 0, ddof = -1;
+  if (a->given[2]) TSR_CHECK(tsr_arg_int(c, a, 2, "rowvar", &rowvar));
+  if (with_ddof && a->given[3]) TSR_CHECK(tsr_arg_int(c, a, 3, "bias", &bias));
+  if (with_ddof && a->given[4] && a->v[4].kind != V_NONE)
+    TSR_CHECK(tsr_arg_int(c, a, 4, "ddof", &ddof));
+  tsr_node *x, *y, *mu, *t;
+  TSR_CHECK(cov_rows(c, a->at[0], &a->v[0], rowvar != 0, &x));
+  if (a->given[1] && a->v[1].kind != V_NONE) {
+    TSR_CHECK(cov_rows(c, a->at[1], &a->v[1], rowvar != 0, &y));
+    if (y->grid.shape[1] != x->grid.shape[1])
+      return tsr_ctx_error(c, a->at[1], TSR_ERR_SHAPE,
+                           "all the input array dimensions except for the concatenation axis must "
+                           "match exactly (%lld observations and %lld)",
+                           (long long)x->grid.shape[1], (long long)y->grid.shape[1]);
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_concat(x, y, 0, &x)));
+  }
+  if (ddof < 0) ddof = bias ? 0 : 1;
+  int64_t n = x->grid.shape[1], k = x->grid.shape[0];
+  double fact = (double)n - (double)ddof;
+  if (fact <= 0) fact = 0.0; /* NumPy warns and divides by 0 */
+  int perm[2] = {1, 0};
+  tsr_value vx, vt, r;
+  int st = tsr_node_reduce(RED_MEAN, x, 1, 1, 0, &mu);
+  if (st == TSR_OK) st = tsr_node_binary(EW_SUB, x, mu, &x);
+  if (st == TSR_OK) st = tsr_node_transpose(x, perm, &t);
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(&vx, x);
+  tsr_set_array(&vt, t);
+  TSR_CHECK(matmul_values(c, call, &vx, call, &vt, call, &r));
+  tsr_node *cv = r.arr;
+  TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_op_number(EW_MUL, cv, 1.0 / fact, &cv)));
+  if (k == 1) { /* squeezed: 0-d */
+    tsr_axis_sel sel[2] = {{TSR_SEL_INDEX, 0, 0, 0, 0}, {TSR_SEL_INDEX, 0, 0, 0, 0}};
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_select(cv, sel, 2, &cv)));
+  }
+  *out = cv;
+  return TSR_OK;
+}
+
+/* cov(m, y=None, rowvar=True, bias=False, ddof=None) (def->code 0) and
+ * corrcoef(x, y=None, rowvar=True) (1): NumPy's, the latter cov over the
+ * outer product of its diagonal's square roots, clipped to [-1, 1]. */
+int tsr_b_cov(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+              tsr_value *out) {
+  tsr_node *cv;
+  TSR_CHECK(cov_node(c, call, a, def->code == 0, &cv));
+  if (def->code == 0) {
+    tsr_set_array(out, cv);
+    return TSR_OK;
+  }
+  int st = TSR_OK;
+  if (cv->grid.ndim == 0) { /* NumPy: c / c */
+    st = tsr_node_binary(EW_DIV, cv, cv, &cv);
+  } else {
+    int64_t k = cv->grid.shape[0];
+    tsr_node *d, *sd, *rows, *cols;
+    tsr_args none;
+    memset(&none, 0, sizeof none);
+    TSR_CHECK(diagonal_node(c, call, cv, &none, &d));
+    st = tsr_node_unary(EW_SQRT, d, &sd);
+    tsr_axis_sel col[2] = {{TSR_SEL_SLICE, 0, 1, k, 0}, {TSR_SEL_NEWAXIS, 0, 0, 0, 0}};
+    tsr_axis_sel row[2] = {{TSR_SEL_NEWAXIS, 0, 0, 0, 0}, {TSR_SEL_SLICE, 0, 1, k, 0}};
+    if (st == TSR_OK) st = tsr_node_select(sd, col, 2, &rows);
+    if (st == TSR_OK) st = tsr_node_select(sd, row, 2, &cols);
+    if (st == TSR_OK) st = tsr_node_binary(EW_DIV, cv, rows, &cv);
+    if (st == TSR_OK) st = tsr_node_binary(EW_DIV, cv, cols, &cv);
+    if (st == TSR_OK) st = tsr_node_op_number(EW_MAX, cv, -1.0, &cv); /* NumPy's clip */
+    if (st == TSR_OK) st = tsr_node_op_number(EW_MIN, cv, 1.0, &cv);
+  }
+  TSR_CHECK(tsr_ctx_relocate(c, call, st));
+  tsr_set_array(out, cv);
+  return TSR_OK;
 }

@@ -26,4 +26,8 @@ int tsr_b_matmul(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
 int tsr_b_qr(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);
 int tsr_b_svd(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a, tsr_value *out);
 
+/* cov (def->code 0) and corrcoef (1) */
+int tsr_b_cov(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
+              tsr_value *out);
+
 #endif

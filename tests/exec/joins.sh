@@ -5,7 +5,7 @@
 # array/asarray/from_array of nested lists,
 # searchsorted, topk, argtopk, argsort (kind="stable": every argsort is),
 # partition and argpartition (their kth element), fftfreq, rfftfreq,
-# fftshift, ifftshift, broadcast_arrays (and, within rounding, inner, vdot, norm, einsum and
+# fftshift, ifftshift, broadcast_arrays (and, within rounding, cov and corrcoef, within rounding, inner, vdot, norm, einsum and
 # tensordot) against NumPy: every value of a job's results file bitwise
 # NumPy's, with NumPy's shape and dtype, on 1 and 3 ranks and with
 # --no-fuse, on ragged chunks; their chunks against dask.array's own
@@ -97,6 +97,13 @@ Tn2|inner(m, m)|np.inner(m, m)
 Tn3|inner(m, m[0])|np.inner(m, m[0])
 Tn4|vdot(m, m)|np.vdot(m, m)
 Tn5|inner(m[0], m)|np.inner(m[0], m)
+Tcv1|cov(m ** 2)|np.cov(m ** 2)
+Tcv2|cov(v, v ** 2 + 1, bias=True)|np.cov(v, v ** 2 + 1, bias=True)
+Tcv3|cov(a3[1] % 7, rowvar=False, ddof=0)|np.cov(a3[1] % 7, rowvar=False, ddof=0)
+Tcv4|cov(v)|np.cov(v)
+Tcv5|np.cov(m.astype("int32") % 5, m[:2] % 3)|np.cov(m.astype(np.int32) % 5, m[:2] % 3)
+Tcc1|corrcoef(m ** 2 % 7)|np.corrcoef(m ** 2 % 7)
+Tcc2|corrcoef(v, v ** 3, rowvar=False)|np.corrcoef(v, v ** 3, rowvar=False)
 Tn6|inner(v[:5], m[:, 1:])|np.inner(v[:5], m[:, 1:])
 Te9|einsum("i,i", v[:0], v[:0])|np.einsum("i,i", v[:0], v[:0])
 Tea|einsum("ij,jk->ik", m[:, :0], m[:0])|np.einsum("ij,jk->ik", m[:, :0], m[:0])
@@ -246,5 +253,6 @@ one_error_each 'reshape(ones(6), (4, 2))' 'normal(0, 1, (4, 6), chunks=2).reshap
   'topk(ones(3), 0)' 'norm(ones(3), "fro")' 'array([[1, 2], [3]])' 'array([ones(2)])' 'array(["a"])' \
   'partition(ones(3), 3)' 'argpartition(ones((2, 2)), -3, axis=0)' 'fftfreq(0)' 'fftshift(ones(3), axes=1)' \
   'broadcast_arrays(ones(3), ones(4))' 'argsort(ones(3), kind="bogo")' \
+  'cov(ones((2, 2, 2)))' 'cov(ones((2, 3)), ones((2, 4)))' 'corrcoef(ones((2, 2, 2)))' \
   'from_array([1, 2], chunks=(1, 1))' 'norm(ones((2, 2)), 3)' 'norm(ones((2, 2, 2)), 1)' 'norm(ones((2, 2)), axis=(0, 0))'
 finish
