@@ -362,6 +362,12 @@ static int many_axes(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, ts
 
 int tsr_b_histogram(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out) {
+  if (def->code == 1) { /* histogram_bin_edges: histogram's edges alone */
+    TSR_CHECK(one_axis(c, call, a, out));
+    tsr_value edges = out->items[1];
+    *out = edges;
+    return TSR_OK;
+  }
   return def->code == 0 ? one_axis(c, call, a, out) : many_axes(c, call, def, a, out);
 }
 

@@ -8,7 +8,7 @@
 
 #include "eval/builtin.h"
 
-/* histogram (def->code 0), histogram2d (2), histogramdd (3) */
+/* histogram (def->code 0), histogram_bin_edges (1), histogram2d (2), histogramdd (3) */
 int tsr_b_histogram(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                     tsr_value *out);
 int tsr_b_bincount(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,

@@ -313,6 +313,55 @@ int tsr_b_unique(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_ar
     tsr_set_array(out, r[0]);
     return TSR_OK;
   }
+  if (def->code == 3) { /* setdiff1d: a's distinct values not in b */
+    tsr_node *ux, *uy, *all, *u[3], *odd, *one, *nan, *keep, *res;
+    TSR_CHECK(unique_of(c, call, x, 0, 0, &ux, &nr));
+    TSR_CHECK(unique_of(c, call, y, 0, 0, &uy, &nr));
+    /* in ux, uy, uy a value of b's is there at least twice; one of a's alone
+     * once; NaN (one of each unique) an odd number of times when a has it */
+    int st = tsr_node_concat(ux, uy, 0, &all);
+    if (st == TSR_OK) st = tsr_node_concat(all, uy, 0, &all);
+    TSR_CHECK(tsr_ctx_relocate(c, call, st));
+    TSR_CHECK(unique_of(c, call, all, 0, 1, u, &nr));
+    st = tsr_node_op_number(EW_REMAINDER, u[1], 2.0, &odd);
+    if (st == TSR_OK) st = tsr_node_op_number(EW_EQUAL, odd, 1.0, &odd);
+    if (st == TSR_OK) st = tsr_node_op_number(EW_EQUAL, u[1], 1.0, &one);
+    if (st == TSR_OK) st = tsr_node_unary(EW_ISNAN, u[0], &nan);
+    if (st == TSR_OK) st = tsr_node_where(nan, odd, one, &keep);
+    TSR_CHECK(tsr_ctx_relocate(c, call, st));
+    TSR_CHECK(select_rows(c, call, u[0], keep, &res));
+    tsr_set_array(out, res);
+    return TSR_OK;
+  }
+  if (def->code == 4) { /* setxor1d: NumPy's, the sorted uniques' lone values */
+    tsr_node *ux, *uy, *aux, *neq, *lo, *hi, *t, *keep, *res;
+    TSR_CHECK(unique_of(c, call, x, 0, 0, &ux, &nr));
+    TSR_CHECK(unique_of(c, call, y, 0, 0, &uy, &nr));
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_concat(ux, uy, 0, &aux)));
+    int64_t n = aux->grid.shape[0], one = 1;
+    if (n < 2) {
+      tsr_set_array(out, aux); /* one value or none: itself */
+      return TSR_OK;
+    }
+    TSR_CHECK(tsr_ctx_relocate(c, call, tsr_node_sort(aux, 0, TSR_SORT_ONLY, 0.0, &aux)));
+    tsr_grid g;
+    int st = part(aux, 1, n - 1, &hi);
+    if (st == TSR_OK) st = part(aux, 0, n - 1, &lo);
+    if (st == TSR_OK) st = tsr_node_binary(EW_NOT_EQUAL, hi, lo, &neq); /* NaN != NaN, as NumPy */
+    if (st == TSR_OK) st = tsr_grid_init_regular(&g, 1, &one, &one);
+    if (st == TSR_OK) {
+      st = tsr_node_full(1.0, &g, TSR_BOOL, &t);
+      tsr_grid_free(&g);
+    }
+    tsr_node *flag_lo, *flag_hi; /* flag[:-1] = [True] + neq, flag[1:] = neq + [True] */
+    if (st == TSR_OK) st = tsr_node_concat(t, neq, 0, &flag_lo);
+    if (st == TSR_OK) st = tsr_node_concat(neq, t, 0, &flag_hi);
+    if (st == TSR_OK) st = tsr_node_binary(EW_LOGICAL_AND, flag_lo, flag_hi, &keep);
+    TSR_CHECK(tsr_ctx_relocate(c, call, st));
+    TSR_CHECK(select_rows(c, call, aux, keep, &res));
+    tsr_set_array(out, res);
+    return TSR_OK;
+  }
   /* intersect1d: NumPy's, the values in both uniques (sorted together, a
    * value next to itself) */
   long long assume = 0;

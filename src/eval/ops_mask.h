@@ -22,7 +22,7 @@ int tsr_mask_where(tsr_ctx *c, const ast_node *call, tsr_node *cond, tsr_value *
 /* compress (def->code 0), extract (1) */
 int tsr_b_compress(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                    tsr_value *out);
-/* unique (def->code 0), union1d (1), intersect1d (2) */
+/* unique (def->code 0), union1d (1), intersect1d (2), setdiff1d (3), setxor1d (4) */
 int tsr_b_unique(tsr_ctx *c, const ast_node *call, const tsr_op_def *def, tsr_args *a,
                  tsr_value *out);
 

@@ -53,6 +53,8 @@ a6|histogramdd([y, z], bins=(2, 3))[1][1]|np.histogramdd([y, z], bins=(2, 3))[1]
 a7|bincount(i)|np.bincount(i)
 a8|bincount(i[:0])|np.bincount(i[:0])
 a9|histogram(y[:0])[1]|np.histogram(y[:0])[1]
+b9|histogram_bin_edges(y, 6)|np.histogram_bin_edges(y, 6)
+ba|histogram_bin_edges(i, bins=[0, 2.5, 13])|np.histogram_bin_edges(i, bins=[0, 2.5, 13])
 f1|histogram(x.astype("float32"), bins=10, range=(-1, 1))[0]|np.histogram(x.astype(np.float32), bins=10, range=(-1, 1))[0]
 f2|histogram(y.astype("float32") * 0.1, bins=7, range=(-0.2, 0.2))[1]|np.histogram(y.astype(np.float32) * np.float32(0.1), bins=7, range=(-0.2, 0.2))[1]
 f3|histogram(full(1, 0.7, dtype="float32"), bins=10, range=(0, 1))[0]|np.histogram(np.full(1, 0.7, dtype=np.float32), bins=10, range=(0, 1))[0]

@@ -2,7 +2,7 @@
 # masks.sh - boolean masks and what is built on them: x[mask] (a mask of
 # x's shape, or of its leading axes: rows), nonzero, flatnonzero, argwhere,
 # where(condition), compress, extract, unique (with return_index and
-# return_counts), union1d, intersect1d, and isin, digitize and searchsorted
+# return_counts), union1d, intersect1d, setdiff1d, setxor1d, and isin, digitize and searchsorted
 # against arrays (their values computed while the job is read) against NumPy: every value of a job's
 # results file NumPy's, bitwise, with NumPy's shape and dtype, on 1 and 3
 # ranks and with --no-fuse, on ragged chunks (masks selecting nothing in
@@ -50,6 +50,10 @@ s1|isin(m, v)|np.isin(m, v)
 s2|isin(a3 % 10, m[1:3, 1:4], invert=True)|np.isin(a3 % 10, m[1:3, 1:4], invert=True)
 s3|digitize(m, linspace(0, 20, 5))|np.digitize(m, np.linspace(0, 20, 5))
 s4|searchsorted(v, m[0] - 0.5, side="right")|np.searchsorted(v, m[0] - 0.5, side="right")
+d1|setdiff1d(a3 % 11, m)|np.setdiff1d(a3 % 11, m)
+d2|setxor1d(v, m[0] - 2)|np.setxor1d(v, m[0] - 2)
+d3|setdiff1d(concatenate([v, v / 0.0]), v[2:] / 0.0)|np.setdiff1d(np.concatenate([v, v / 0.0]), v[2:] / 0.0)
+d4|setxor1d(concatenate([v, v / 0.0]), v[2:] / 0.0)|np.setxor1d(np.concatenate([v, v / 0.0]), v[2:] / 0.0)
 u9|intersect1d(arange(10, chunks=3) % 4, arange(3, 9, chunks=4), assume_unique=False)|np.intersect1d(np.arange(10) % 4, np.arange(3, 9))
 CASES
 cases_job
