@@ -33,10 +33,7 @@ static void source_boxes(const tsr_node *n, int64_t id, tsr_stage_box *xb, tsr_s
 int tsr_exec_compress(tsr_exec *ex, tsr_node *n) {
   if (n->held || n->value) return TSR_OK;
   int64_t total = tsr_grid_count(&n->grid);
-  double chunk = 8.0 * (double)tsr_grid_max_chunk_elems(&n->in[0]->grid);
-  int64_t k = ex->threads > 1 ? ex->threads : 1;
-  while (k > 1 && chunk * (double)k > 0.25 * (double)ex->mem_limit) k--;
-  int64_t step = k * ex->size;
+  int64_t k = tsr_exec_chunks_per_step(ex, &n->in[0]->grid, 1), step = k * ex->size;
   double **chunks = calloc((size_t)total + 1, sizeof(double *));
   tsr_stage_box *xb = calloc((size_t)step, sizeof *xb), *mb = calloc((size_t)step, sizeof *mb);
   int64_t *ids = calloc((size_t)step, sizeof(int64_t)),

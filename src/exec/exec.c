@@ -261,6 +261,13 @@ int tsr_exec_persist(tsr_exec *ex, tsr_node *n) {
   return st;
 }
 
+int64_t tsr_exec_chunks_per_step(const tsr_exec *ex, const tsr_grid *g, int buffers) {
+  double chunk = 8.0 * (double)tsr_grid_max_chunk_elems(g) * buffers;
+  int64_t k = ex->threads > 1 ? ex->threads : 1;
+  while (k > 1 && chunk * (double)k > 0.25 * (double)ex->mem_limit) k--;
+  return k;
+}
+
 int tsr_exec_check_chunk(const tsr_exec *ex, const tsr_grid *g) {
   double need = 8.0 * (double)tsr_grid_max_chunk_elems(g);
   if ((double)ex->mem_limit >= need) return TSR_OK;

@@ -102,6 +102,11 @@ int tsr_exec_replicate(tsr_exec *ex, tsr_node *node, const int64_t *ids, int64_t
  * reads only replicated values); the held chunks are released. Collective. */
 int tsr_exec_gather_held(tsr_exec *ex, tsr_node *o);
 
+/* How many chunks of g a rank stages at once in a step of boxes (hist.c,
+ * compress.c): its threads, as many as a quarter of the memory budget takes
+ * with buffers buffers of g's largest chunk each. */
+int64_t tsr_exec_chunks_per_step(const tsr_exec *ex, const tsr_grid *g, int buffers);
+
 /* The end of a "compute the whole" step (st: its status, agreed): on
  * success n holds chunks (by chunk id, this rank's; taken over), gathered
  * into a value with --no-fuse; otherwise they are released. Returns st or

@@ -23,7 +23,8 @@ typedef struct hist_run {
   tsr_node *n;
   tsr_hist h;
   int64_t slots;             /* bins + 1 */
-  tsr_stage_box *xb, *wb;    /* a step's boxes of the samples and of the weights */
+  tsr_stage_box *xb;         /* a step's boxes of the samples, and of the weights: (N, D)
+                              * samples' rows are the weights' axis 0 */
   int64_t *ids;              /* their chunk ids */
   double **xd, **wd;         /* this rank's staged boxes */
   double *mine;              /* this rank's chunks' bins, in chunk order */
@@ -43,7 +44,6 @@ static int64_t step_boxes(hist_run *r, int64_t first, int64_t last) {
     if (size == 0) continue;
     b.rank = tsr_chunk_owner(c, r->ex->size);
     r->xb[m] = b;
-    r->wb[m] = b; /* (N, D) samples: the weights (N,) of their rows, its axis 0 */
     r->ids[m++] = c;
   }
   return m;
@@ -105,7 +105,7 @@ static int run_steps(hist_run *r, int64_t per_rank) {
     }
     int st = tsr_stage_boxes_be(ex, r->n->in[0], r->xb, m, r->xd);
     if (st == TSR_OK && r->n->in[1]) {
-      st = tsr_stage_boxes_be(ex, r->n->in[1], r->wb, m, r->wd);
+      st = tsr_stage_boxes_be(ex, r->n->in[1], r->xb, m, r->wd);
       if (st != TSR_OK)
         for (int64_t j = 0; j < mine; j++) tsr_be_release(ex->be, r->xd[j]), r->xd[j] = NULL;
     }
@@ -117,15 +117,6 @@ static int run_steps(hist_run *r, int64_t per_rank) {
     TSR_CHECK(st);
   }
   return TSR_OK;
-}
-
-/* How many chunks a rank stages at once: its threads, as many as a quarter
- * of the memory budget takes (the samples' and the weights' boxes). */
-static int64_t chunks_per_step(const tsr_exec *ex, const tsr_node *n) {
-  double chunk = 8.0 * (double)tsr_grid_max_chunk_elems(&n->in[0]->grid) * (n->in[1] ? 2 : 1);
-  int64_t k = ex->threads > 1 ? ex->threads : 1;
-  while (k > 1 && chunk * (double)k > 0.25 * (double)ex->mem_limit) k--;
-  return k;
 }
 
 int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
@@ -147,14 +138,13 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
     if (!tsr_stage_needed(&prog) && tsr_be_hist_box_takes(ex->be, &prog)) r.fused = &prog;
   }
   int64_t chunks = tsr_grid_count(&n->in[0]->grid);
-  int64_t k = chunks_per_step(ex, n);
+  int64_t k = tsr_exec_chunks_per_step(ex, &n->in[0]->grid, n->in[1] ? 2 : 1);
   if (r.fused) {
     k = (chunks + ex->size - 1) / ex->size;
     while (k > 1 && (double)k * (double)r.slots > 1 << 24) k = (k + 1) / 2; /* 128 MB of bins */
   }
   int64_t step = k * ex->size;
   r.xb = calloc((size_t)step, sizeof(tsr_stage_box));
-  r.wb = calloc((size_t)step, sizeof(tsr_stage_box));
   r.ids = calloc((size_t)step, sizeof(int64_t));
   r.xd = calloc((size_t)k, sizeof(double *));
   r.wd = calloc((size_t)k, sizeof(double *));
@@ -163,7 +153,7 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
   r.mine = calloc((size_t)(k * r.slots), sizeof(double));
   r.apart = n->b == 1;
   r.total = calloc((size_t)(r.apart ? chunks * r.slots : r.slots), sizeof(double));
-  int st = r.xb && r.wb && r.ids && r.xd && r.wd && r.starts && r.extents && r.mine && r.total
+  int st = r.xb && r.ids && r.xd && r.wd && r.starts && r.extents && r.mine && r.total
                ? TSR_OK
                : TSR_ERROR(TSR_ERR_MEMORY, "out of memory for a histogram of %lld bins",
                            (long long)r.h.nbins);
@@ -186,7 +176,7 @@ int tsr_exec_hist(tsr_exec *ex, tsr_node *n) {
     n->value = r.total;
     r.total = NULL;
   }
-  free(r.xb), free(r.wb), free(r.ids), free(r.xd), free(r.wd), free(r.mine), free(r.total);
+  free(r.xb), free(r.ids), free(r.xd), free(r.wd), free(r.mine), free(r.total);
   free(r.starts), free(r.extents);
   return st;
 }
